@@ -1,0 +1,249 @@
+// Command relay runs the end-to-end-encrypted message relay.
+//
+//	relay [flags]          serve the API, the event streams and the web client
+//	relay migrate [flags]  apply database migrations and exit
+//
+// Every flag has an environment fallback; `relay --help` lists both.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"relay/envelope"
+	"relay/migrations"
+	"relay/relay"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "relay:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+type options struct {
+	listen       string
+	databaseURL  string
+	baseURL      string
+	origins      string
+	rate         int
+	pingInterval time.Duration
+	maxBody      int
+	logLevel     string
+	logFormat    string
+}
+
+// env returns the environment variable's value, or def when it is unset.
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}
+
+func envInt(name string, def int) int {
+	if v, ok := os.LookupEnv(name); ok {
+		if n, err := strconv.Atoi(v); err == nil {
+			return n
+		}
+	}
+	return def
+}
+
+func envDuration(name string, def time.Duration) time.Duration {
+	if v, ok := os.LookupEnv(name); ok {
+		if d, err := time.ParseDuration(v); err == nil {
+			return d
+		}
+	}
+	return def
+}
+
+func parseFlags(cmd string, args []string, stderr io.Writer) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("relay "+cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.listen, "listen", env("RELAY_LISTEN", "127.0.0.1:8080"), "address to listen on ($RELAY_LISTEN)")
+	fs.StringVar(&o.databaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL ($DATABASE_URL)")
+	fs.StringVar(&o.baseURL, "base-url", env("RELAY_BASE_URL", ""), "URL clients use to reach this relay; default http://<listen> ($RELAY_BASE_URL)")
+	fs.StringVar(&o.origins, "origin", env("RELAY_ORIGINS", ""), "comma-separated Origins allowed on non-GET requests; default the base URL ($RELAY_ORIGINS)")
+	fs.IntVar(&o.rate, "rate", envInt("RELAY_RATE", 30), "envelopes per minute per account, also the burst ($RELAY_RATE)")
+	fs.DurationVar(&o.pingInterval, "ping-interval", envDuration("RELAY_PING_INTERVAL", 20*time.Second), "interval of event: ping on streams ($RELAY_PING_INTERVAL)")
+	fs.IntVar(&o.maxBody, "max-body", envInt("RELAY_MAX_BODY", envelope.MaxBody), "largest decoded envelope body in bytes ($RELAY_MAX_BODY)")
+	fs.StringVar(&o.logLevel, "log-level", env("RELAY_LOG_LEVEL", "info"), "debug, info, warn or error ($RELAY_LOG_LEVEL)")
+	fs.StringVar(&o.logFormat, "log-format", env("RELAY_LOG_FORMAT", "text"), "text or json ($RELAY_LOG_FORMAT)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage:\n  relay [flags]           serve the relay\n  relay migrate [flags]   apply database migrations and exit\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if o.databaseURL == "" {
+		return nil, errors.New("no database: set --database-url or DATABASE_URL (make run starts a private PostgreSQL for you)")
+	}
+	if o.rate < 1 {
+		return nil, errors.New("--rate must be at least 1")
+	}
+	if o.pingInterval < 10*time.Millisecond {
+		return nil, errors.New("--ping-interval must be at least 10ms")
+	}
+	return o, nil
+}
+
+func newLogger(o *options, w io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
+		return nil, fmt.Errorf("--log-level: %v", err)
+	}
+	hopts := &slog.HandlerOptions{Level: level}
+	switch o.logFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, hopts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, hopts)), nil
+	}
+	return nil, fmt.Errorf("--log-format must be text or json, not %q", o.logFormat)
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	cmd := "serve"
+	if len(args) > 0 && args[0] == "migrate" {
+		cmd, args = "migrate", args[1:]
+	}
+	o, err := parseFlags(cmd, args, stderr)
+	if err != nil {
+		return err
+	}
+	log, err := newLogger(o, stderr)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	pool, err := pgxpool.New(ctx, o.databaseURL)
+	if err != nil {
+		return fmt.Errorf("database URL: %w", err)
+	}
+	defer pool.Close()
+	n, err := migrations.Apply(ctx, pool)
+	if err != nil {
+		return fmt.Errorf("is PostgreSQL reachable at the database URL? %w", err)
+	}
+	log.Info("migrations applied", "ran", n, "version", migrations.Latest())
+	if cmd == "migrate" {
+		fmt.Fprintf(stdout, "database is at version %d (%d steps applied now)\n", migrations.Latest(), n)
+		return nil
+	}
+	return serve(ctx, o, pool, log, stdout)
+}
+
+func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger, stdout io.Writer) error {
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return err
+	}
+	base := o.baseURL
+	if base == "" {
+		base = "http://" + displayAddr(ln.Addr().(*net.TCPAddr))
+	}
+	origins := splitList(o.origins)
+	if len(origins) == 0 {
+		origins = defaultOrigins(base)
+	}
+	srv, err := relay.New(relay.Config{
+		Pool: pool, Logger: log, BaseURL: base, Origins: origins,
+		RatePerMinute: o.rate, PingInterval: o.pingInterval, MaxBody: o.maxBody,
+	})
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{
+		Handler: srv.Handler(),
+		// Headers must arrive promptly: a slow-loris client is cut off.
+		ReadHeaderTimeout: 10 * time.Second,
+		// No ReadTimeout or WriteTimeout: event streams live for hours.
+		// Request bodies are bounded in size instead, and each write to a
+		// stream has its own deadline.
+		IdleTimeout:    2 * time.Minute,
+		MaxHeaderBytes: 16 << 10,
+		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	go srv.Run(ctx)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	fmt.Fprintf(stdout, "relay is listening on %s (allowed origins: %s)\n", base, strings.Join(origins, ", "))
+	log.Info("listening", "addr", ln.Addr().String(), "base_url", base)
+
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	// End the streams first (each gets event: shutdown); Shutdown would
+	// otherwise wait for them. Then drain other requests for up to 10 s.
+	srv.Close()
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return hs.Shutdown(sctx)
+}
+
+// displayAddr turns a listening address into a host a browser can use.
+func displayAddr(a *net.TCPAddr) string {
+	host := a.IP.String()
+	if a.IP.IsUnspecified() {
+		host = "localhost"
+	}
+	return net.JoinHostPort(host, strconv.Itoa(a.Port))
+}
+
+// defaultOrigins is the base URL's origin; on loopback both spellings a
+// browser may use.
+func defaultOrigins(base string) []string {
+	out := []string{base}
+	u, err := url.Parse(base)
+	if err != nil {
+		return out
+	}
+	switch u.Hostname() {
+	case "127.0.0.1":
+		out = append(out, u.Scheme+"://"+net.JoinHostPort("localhost", u.Port()))
+	case "localhost":
+		out = append(out, u.Scheme+"://"+net.JoinHostPort("127.0.0.1", u.Port()))
+	}
+	return out
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,300 @@
+// Package devices knows who is speaking: accounts, their password logins and
+// sessions, their devices, the X-Device check, and who is whose contact.
+//
+// It stores password hashes (argon2id), SHA-256 hashes of session tokens and
+// public keys. It never sees a private key, a plaintext message or an
+// envelope body, and it never logs a password or a token.
+package devices
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/oklog/ulid/v2"
+)
+
+// Errors the API maps to its stable codes.
+var (
+	ErrUsernameTaken   = errors.New("username taken")
+	ErrBadCredentials  = errors.New("bad credentials")
+	ErrUnauthenticated = errors.New("unauthenticated")
+	ErrUnknownAccount  = errors.New("unknown account")
+	ErrDeviceForbidden = errors.New("device forbidden")
+	ErrUnknownDevice   = errors.New("unknown device")
+)
+
+// SessionTTL is how long a session lasts after login.
+const SessionTTL = 30 * 24 * time.Hour
+
+// MaxDeviceName bounds a device's display name, in bytes.
+const MaxDeviceName = 64
+
+// Account is the public face of an account.
+type Account struct {
+	ID        int64
+	Username  string
+	PublicKey []byte
+}
+
+// Device is one registered device of an account.
+type Device struct {
+	ID         string
+	AccountID  int64
+	Name       string
+	PublicKey  []byte
+	CreatedAt  time.Time
+	LastSeenAt *time.Time
+}
+
+// Contact is an account that has exchanged an envelope with this one.
+type Contact struct {
+	Username  string
+	PublicKey []byte
+	Since     time.Time
+}
+
+// Store reads and writes accounts, sessions, devices and contacts.
+type Store struct {
+	pool *pgxpool.Pool
+	now  func() time.Time
+	pw   *hasher
+}
+
+// Config tunes a Store. The zero value means the defaults.
+type Config struct {
+	Argon2 Argon2Params // zero: DefaultArgon2
+	// HashConcurrency bounds concurrent argon2id computations; zero means
+	// GOMAXPROCS.
+	HashConcurrency int
+	Now             func() time.Time // zero: time.Now
+}
+
+// NewStore returns a Store on pool.
+func NewStore(pool *pgxpool.Pool, cfg Config) (*Store, error) {
+	if cfg.Argon2 == (Argon2Params{}) {
+		cfg.Argon2 = DefaultArgon2
+	}
+	if cfg.HashConcurrency == 0 {
+		cfg.HashConcurrency = runtime.GOMAXPROCS(0)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	h, err := newHasher(cfg.Argon2, cfg.HashConcurrency)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{pool: pool, now: cfg.Now, pw: h}, nil
+}
+
+// Session is a new login: the token goes to the client, only its hash is kept.
+type Session struct {
+	Token   string
+	Expires time.Time
+}
+
+func hashToken(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
+}
+
+func (s *Store) newSession(ctx context.Context, tx pgx.Tx, accountID int64) (Session, error) {
+	b := make([]byte, 32) // 256 bits
+	if _, err := rand.Read(b); err != nil {
+		return Session{}, err
+	}
+	sess := Session{Token: base64.RawURLEncoding.EncodeToString(b), Expires: s.now().Add(SessionTTL)}
+	_, err := tx.Exec(ctx, `INSERT INTO sessions (token_hash, account_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
+		hashToken(sess.Token), accountID, s.now(), sess.Expires)
+	return sess, err
+}
+
+// CreateAccount registers username and logs it in. The caller has checked the
+// username, the password length and the public key.
+func (s *Store) CreateAccount(ctx context.Context, username, password string, publicKey []byte) (Session, error) {
+	hash, err := s.pw.hash(ctx, password)
+	if err != nil {
+		return Session{}, err
+	}
+	var sess Session
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var id int64
+		err := tx.QueryRow(ctx, `INSERT INTO accounts (username, password_hash, public_key, created_at)
+			VALUES ($1, $2, $3, $4) RETURNING id`, username, hash, publicKey, s.now()).Scan(&id)
+		if err != nil {
+			var pgErr *pgconn.PgError
+			if errors.As(err, &pgErr) && pgErr.Code == "23505" { // unique_violation
+				return ErrUsernameTaken
+			}
+			return err
+		}
+		sess, err = s.newSession(ctx, tx, id)
+		return err
+	})
+	return sess, err
+}
+
+// Login checks a password and opens a session. An unknown username and a
+// wrong password both return ErrBadCredentials after the same argon2id work.
+func (s *Store) Login(ctx context.Context, username, password string) (Account, Session, error) {
+	var acc Account
+	var stored string
+	err := s.pool.QueryRow(ctx, `SELECT id, username, public_key, password_hash FROM accounts WHERE username = $1`,
+		username).Scan(&acc.ID, &acc.Username, &acc.PublicKey, &stored)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return Account{}, Session{}, err
+	}
+	ok, verr := s.pw.verify(ctx, password, stored)
+	if verr != nil {
+		return Account{}, Session{}, verr
+	}
+	if !ok || stored == "" {
+		return Account{}, Session{}, ErrBadCredentials
+	}
+	var sess Session
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		sess, err = s.newSession(ctx, tx, acc.ID)
+		return err
+	})
+	return acc, sess, err
+}
+
+// Logout ends the session with this token, and no other.
+func (s *Store) Logout(ctx context.Context, token string) error {
+	_, err := s.pool.Exec(ctx, `DELETE FROM sessions WHERE token_hash = $1`, hashToken(token))
+	return err
+}
+
+// Authenticate returns the account of a live session.
+func (s *Store) Authenticate(ctx context.Context, token string) (Account, error) {
+	if token == "" {
+		return Account{}, ErrUnauthenticated
+	}
+	var acc Account
+	err := s.pool.QueryRow(ctx, `SELECT a.id, a.username, a.public_key
+		FROM sessions s JOIN accounts a ON a.id = s.account_id
+		WHERE s.token_hash = $1 AND s.expires_at > $2`, hashToken(token), s.now()).Scan(&acc.ID, &acc.Username, &acc.PublicKey)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Account{}, ErrUnauthenticated
+	}
+	return acc, err
+}
+
+// Lookup returns an account by username: the key directory.
+func (s *Store) Lookup(ctx context.Context, username string) (Account, error) {
+	var acc Account
+	err := s.pool.QueryRow(ctx, `SELECT id, username, public_key FROM accounts WHERE username = $1`,
+		username).Scan(&acc.ID, &acc.Username, &acc.PublicKey)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Account{}, ErrUnknownAccount
+	}
+	return acc, err
+}
+
+// AddDevice registers a device for an account and returns its new id.
+func (s *Store) AddDevice(ctx context.Context, accountID int64, name string, publicKey []byte) (Device, error) {
+	now := s.now()
+	d := Device{ID: ulid.MustNew(ulid.Timestamp(now), rand.Reader).String(), AccountID: accountID,
+		Name: name, PublicKey: publicKey, CreatedAt: now}
+	_, err := s.pool.Exec(ctx, `INSERT INTO devices (id, account_id, name, public_key, created_at) VALUES ($1, $2, $3, $4, $5)`,
+		d.ID, accountID, name, publicKey, now)
+	return d, err
+}
+
+// Devices lists an account's devices that are not revoked, oldest first.
+func (s *Store) Devices(ctx context.Context, accountID int64) ([]Device, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, account_id, name, public_key, created_at, last_seen_at
+		FROM devices WHERE account_id = $1 AND revoked_at IS NULL ORDER BY id`, accountID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (Device, error) {
+		var d Device
+		err := row.Scan(&d.ID, &d.AccountID, &d.Name, &d.PublicKey, &d.CreatedAt, &d.LastSeenAt)
+		return d, err
+	})
+}
+
+// CheckDevice is the X-Device check: the device must exist, be live and
+// belong to the session's account. Every failure is the same
+// ErrDeviceForbidden, so the answer does not tell whether a foreign id exists.
+func (s *Store) CheckDevice(ctx context.Context, accountID int64, deviceID string) error {
+	var ok bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM devices
+		WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL)`, deviceID, accountID).Scan(&ok)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrDeviceForbidden
+	}
+	return nil
+}
+
+// Seen records that a device was active now.
+func (s *Store) Seen(ctx context.Context, deviceID string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE devices SET last_seen_at = $2 WHERE id = $1`, deviceID, s.now())
+	return err
+}
+
+// Revoke marks a device of accountID revoked inside tx; the caller drops its
+// queue in the same transaction. Another account's device, an unknown id and
+// an already revoked device are all ErrUnknownDevice.
+func (s *Store) Revoke(ctx context.Context, tx pgx.Tx, accountID int64, deviceID string) error {
+	// The UPDATE takes the device row's lock, so a fan-out that is about to
+	// pick this device waits and then sees revoked_at set (ADR 0002).
+	tag, err := tx.Exec(ctx, `UPDATE devices SET revoked_at = $3
+		WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL`, deviceID, accountID, s.now())
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return ErrUnknownDevice
+	}
+	return nil
+}
+
+// AddContacts makes a and b contacts of each other, inside the transaction
+// that accepts the envelope between them. It does nothing when a == b.
+func (s *Store) AddContacts(ctx context.Context, tx pgx.Tx, a, b int64) error {
+	if a == b {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO contacts (account_id, contact_id, since)
+		VALUES ($1, $2, $3), ($2, $1, $3) ON CONFLICT DO NOTHING`, a, b, s.now())
+	return err
+}
+
+// Contacts lists an account's contacts, oldest first.
+func (s *Store) Contacts(ctx context.Context, accountID int64) ([]Contact, error) {
+	rows, err := s.pool.Query(ctx, `SELECT a.username, a.public_key, c.since
+		FROM contacts c JOIN accounts a ON a.id = c.contact_id
+		WHERE c.account_id = $1 ORDER BY c.since, a.username`, accountID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (Contact, error) {
+		var c Contact
+		err := row.Scan(&c.Username, &c.PublicKey, &c.Since)
+		return c, err
+	})
+}
+
+// PurgeSessions deletes expired sessions and returns how many.
+func (s *Store) PurgeSessions(ctx context.Context) (int64, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM sessions WHERE expires_at <= $1`, s.now())
+	if err != nil {
+		return 0, fmt.Errorf("purging sessions: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}

@@ -1,0 +1,379 @@
+package relay
+
+import (
+	"encoding/base64"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/julienschmidt/httprouter"
+
+	"relay/devices"
+	"relay/envelope"
+	"relay/queue"
+)
+
+// The JSON shapes of docs/protocol.md. Keys are raw bytes on the server and
+// standard padded base64 on the wire.
+
+type credentials struct {
+	Username  string `json:"username"`
+	Password  string `json:"password"`
+	PublicKey string `json:"publicKey"`
+}
+
+type accountJSON struct {
+	Username  string `json:"username"`
+	PublicKey string `json:"publicKey,omitempty"`
+}
+
+type deviceJSON struct {
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	PublicKey  string `json:"publicKey"`
+	CreatedAt  int64  `json:"createdAt"`
+	LastSeenAt *int64 `json:"lastSeenAt"`
+}
+
+type contactJSON struct {
+	Username  string `json:"username"`
+	PublicKey string `json:"publicKey"`
+	Since     int64  `json:"since"`
+}
+
+func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+func checkUsername(u string) error {
+	if !devices.ValidUsername(u) {
+		return badRequest("bad_username", "a username is 3 to 32 characters from a-z, 0-9 and _")
+	}
+	return nil
+}
+
+func checkPassword(p string) error {
+	if len(p) < devices.MinPassword || len(p) > devices.MaxPassword {
+		return badRequest("bad_password", "a password is %d to %d bytes long", devices.MinPassword, devices.MaxPassword)
+	}
+	return nil
+}
+
+// POST /api/accounts
+func (s *Server) createAccount(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if err := s.checkOrigin(r); err != nil {
+		return err
+	}
+	var c credentials
+	if err := readJSON(w, r, maxJSON, &c); err != nil {
+		return err
+	}
+	if err := checkUsername(c.Username); err != nil {
+		return err
+	}
+	if err := checkPassword(c.Password); err != nil {
+		return err
+	}
+	key, err := devices.ParsePublicKey(c.PublicKey)
+	if err != nil {
+		return err
+	}
+	sess, err := s.accounts.CreateAccount(r.Context(), c.Username, c.Password, key)
+	if err != nil {
+		return err
+	}
+	s.setSessionCookie(w, sess)
+	writeJSON(w, http.StatusCreated, accountJSON{Username: c.Username})
+	return nil
+}
+
+// GET /api/accounts/:username
+func (s *Server) getAccount(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	if _, err := s.session(r); err != nil {
+		return err
+	}
+	u := p.ByName("username")
+	if err := checkUsername(u); err != nil {
+		return err
+	}
+	acc, err := s.accounts.Lookup(r.Context(), u)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, accountJSON{Username: acc.Username, PublicKey: b64(acc.PublicKey)})
+	return nil
+}
+
+// POST /api/sessions
+func (s *Server) login(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if err := s.checkOrigin(r); err != nil {
+		return err
+	}
+	var c credentials
+	if err := readJSON(w, r, maxJSON, &c); err != nil {
+		return err
+	}
+	if !devices.ValidUsername(c.Username) || len(c.Password) > devices.MaxPassword {
+		// Nothing can match; no need to tell which part was wrong.
+		return errBadCredentials
+	}
+	acc, sess, err := s.accounts.Login(r.Context(), c.Username, c.Password)
+	if err != nil {
+		return err
+	}
+	s.setSessionCookie(w, sess)
+	writeJSON(w, http.StatusOK, accountJSON{Username: acc.Username, PublicKey: b64(acc.PublicKey)})
+	return nil
+}
+
+// DELETE /api/sessions
+func (s *Server) logout(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if err := s.checkOrigin(r); err != nil {
+		return err
+	}
+	if _, err := s.session(r); err != nil {
+		return err
+	}
+	c, _ := r.Cookie(sessionCookie)
+	if err := s.accounts.Logout(r.Context(), c.Value); err != nil {
+		return err
+	}
+	s.clearSessionCookie(w)
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// POST /api/devices
+func (s *Server) addDevice(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if err := s.checkOrigin(r); err != nil {
+		return err
+	}
+	acc, err := s.session(r)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		PublicKey string `json:"publicKey"`
+		Name      string `json:"name"`
+	}
+	if err := readJSON(w, r, maxJSON, &body); err != nil {
+		return err
+	}
+	if !validDeviceName(body.Name) {
+		return badRequest("bad_device_name", "a device name is 1 to %d bytes of printable UTF-8", devices.MaxDeviceName)
+	}
+	key, err := devices.ParsePublicKey(body.PublicKey)
+	if err != nil {
+		return err
+	}
+	d, err := s.accounts.AddDevice(r.Context(), acc.ID, body.Name, key)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, map[string]string{"id": d.ID})
+	return nil
+}
+
+func validDeviceName(n string) bool {
+	if n == "" || len(n) > devices.MaxDeviceName || !utf8.ValidString(n) {
+		return false
+	}
+	for _, r := range n {
+		if !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// GET /api/devices
+func (s *Server) listDevices(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	acc, err := s.session(r)
+	if err != nil {
+		return err
+	}
+	list, err := s.accounts.Devices(r.Context(), acc.ID)
+	if err != nil {
+		return err
+	}
+	out := make([]deviceJSON, 0, len(list))
+	for _, d := range list {
+		dj := deviceJSON{ID: d.ID, Name: d.Name, PublicKey: b64(d.PublicKey), CreatedAt: d.CreatedAt.UnixMilli()}
+		if d.LastSeenAt != nil {
+			ms := d.LastSeenAt.UnixMilli()
+			dj.LastSeenAt = &ms
+		}
+		out = append(out, dj)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// DELETE /api/devices/:id
+func (s *Server) revokeDevice(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	if err := s.checkOrigin(r); err != nil {
+		return err
+	}
+	acc, err := s.session(r)
+	if err != nil {
+		return err
+	}
+	id := p.ByName("id")
+	if _, err := envelope.ParseID(id); err != nil {
+		return errUnknownDevice
+	}
+	err = pgx.BeginFunc(r.Context(), s.pool, func(tx pgx.Tx) error {
+		if err := s.accounts.Revoke(r.Context(), tx, acc.ID, id); err != nil {
+			return err
+		}
+		return queue.Drop(r.Context(), tx, id)
+	})
+	if err != nil {
+		return err
+	}
+	s.hub.stop(id, eventRevoked)
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// GET /api/contacts
+func (s *Server) listContacts(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	acc, err := s.session(r)
+	if err != nil {
+		return err
+	}
+	list, err := s.accounts.Contacts(r.Context(), acc.ID)
+	if err != nil {
+		return err
+	}
+	out := make([]contactJSON, 0, len(list))
+	for _, c := range list {
+		out = append(out, contactJSON{Username: c.Username, PublicKey: b64(c.PublicKey), Since: c.Since.UnixMilli()})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// POST /api/messages. The checks run in the order docs/protocol.md gives,
+// and a request that fails one changes nothing: no queue row, no contact,
+// no idempotency record and no rate-limit token.
+func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	ctx := r.Context()
+	// 1. session
+	acc, err := s.session(r)
+	if err != nil {
+		return err
+	}
+	// 2. X-Device
+	dev, err := s.deviceOf(r, acc, false)
+	if err != nil {
+		return err
+	}
+	// 3. shape
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, envelope.MaxRequest))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return newError(http.StatusRequestEntityTooLarge, "too_large", "the request body is larger than %d bytes", envelope.MaxRequest)
+		}
+		return badRequest("bad_envelope", "could not read the request body")
+	}
+	env, err := envelope.Parse(data, s.cfg.MaxBody)
+	if err != nil {
+		return err
+	}
+	// 4. clock skew
+	now := s.now()
+	if err := envelope.CheckSkew(env.ID, now, s.cfg.Skew); err != nil {
+		return err
+	}
+	// 5. rate limit: the token is given back below unless the envelope is
+	// stored.
+	res, retry := s.limits.reserve(acc.ID, now)
+	if res == nil {
+		return rateLimited(retry)
+	}
+	stored := false
+	defer func() {
+		if !stored {
+			res.CancelAt(now)
+		}
+	}()
+	// 6. Origin
+	if err := s.checkOrigin(r); err != nil {
+		return err
+	}
+	// 7. recipient
+	to, err := s.accounts.Lookup(ctx, env.To)
+	if errors.Is(err, devices.ErrUnknownAccount) {
+		return errUnknownRecipient
+	} else if err != nil {
+		return err
+	}
+
+	qe := &queue.Envelope{
+		ID: env.ID.String(), FromAccount: acc.ID, FromUsername: acc.Username, FromDevice: dev,
+		ToAccount: to.ID, ToUsername: to.Username, TS: now.UnixMilli(), Body: env.Body,
+	}
+	// A resend can pass the skew check until the id's time plus the window,
+	// so the record must outlive that (ADR 0003); a minute more covers
+	// requests in flight at the edge.
+	expires := time.UnixMilli(int64(env.ID.Time())).Add(s.cfg.Skew + time.Minute)
+	var (
+		ts         int64
+		dup        bool
+		deliveries []queue.Delivery
+	)
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		if ts, dup, err = queue.Remember(ctx, tx, qe, expires); err != nil || dup {
+			return err
+		}
+		if deliveries, err = queue.Enqueue(ctx, tx, qe); err != nil {
+			return err
+		}
+		return s.accounts.AddContacts(ctx, tx, acc.ID, to.ID)
+	})
+	if err != nil {
+		return err
+	}
+	if !dup {
+		stored = true
+		for _, d := range deliveries {
+			s.hub.wake(d.DeviceID)
+		}
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"id": qe.ID, "ts": ts})
+	return nil
+}
+
+// POST /api/ack
+func (s *Server) ack(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	acc, err := s.session(r)
+	if err != nil {
+		return err
+	}
+	dev, err := s.deviceOf(r, acc, false)
+	if err != nil {
+		return err
+	}
+	if err := s.checkOrigin(r); err != nil {
+		return err
+	}
+	var body struct {
+		UpTo *int64 `json:"upTo"`
+	}
+	if err := readJSON(w, r, maxJSON, &body); err != nil {
+		return err
+	}
+	if body.UpTo == nil {
+		return badRequest("bad_ack", "upTo (the last seq to delete) is required")
+	}
+	if _, err := queue.Ack(r.Context(), s.pool, dev, *body.UpTo); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

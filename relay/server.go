@@ -1,0 +1,390 @@
+// Package relay is the relay's HTTP API, its event-stream hub and the wiring
+// between them (docs/protocol.md is the contract).
+//
+// The relay is a dumb pipe: it checks who is speaking (package devices),
+// checks the shape and clock of each envelope (package envelope), fans it
+// into per-device queues (package queue) and streams those queues to the
+// devices over Server-Sent Events. It never decrypts anything and never logs
+// an envelope body, a password, a session token or a key.
+package relay
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/julienschmidt/httprouter"
+
+	"relay/devices"
+	"relay/envelope"
+	"relay/queue"
+	"relay/webclient"
+)
+
+// Config is what a Server needs. Zero fields take the documented defaults.
+type Config struct {
+	Pool   *pgxpool.Pool
+	Logger *slog.Logger     // nil: discard
+	Now    func() time.Time // nil: time.Now; tests move the clock
+
+	// BaseURL is where clients reach this relay, such as
+	// "https://relay.example". It sets the default Origin allowlist and
+	// whether cookies are Secure.
+	BaseURL string
+	// Origins allowed on non-GET requests; empty means just BaseURL's.
+	Origins []string
+
+	RatePerMinute int           // envelopes per minute per account; 0: 30
+	PingInterval  time.Duration // 0: 20 s
+	MaxBody       int           // decoded envelope body limit; 0: envelope.MaxBody
+	Skew          time.Duration // 0: envelope.DefaultSkew
+
+	Argon2          devices.Argon2Params // zero: devices.DefaultArgon2
+	HashConcurrency int                  // 0: GOMAXPROCS
+}
+
+// Server is the relay's HTTP side. Create it with New, serve Handler, and
+// call Close when done.
+type Server struct {
+	pool    *pgxpool.Pool
+	log     *slog.Logger
+	now     func() time.Time
+	cfg     Config
+	origins map[string]bool
+	secure  bool // cookies get the Secure attribute
+
+	accounts *devices.Store
+	hub      *hub
+	limits   *rateLimits
+	router   *httprouter.Router
+
+	closing chan struct{} // closed by Close: streams end, janitor stops
+	wg      sync.WaitGroup
+	once    sync.Once
+}
+
+// New checks cfg and returns a Server. It does not touch the database.
+func New(cfg Config) (*Server, error) {
+	if cfg.Pool == nil {
+		return nil, errors.New("relay: Config.Pool is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.RatePerMinute == 0 {
+		cfg.RatePerMinute = 30
+	}
+	if cfg.PingInterval == 0 {
+		cfg.PingInterval = 20 * time.Second
+	}
+	if cfg.MaxBody == 0 {
+		cfg.MaxBody = envelope.MaxBody
+	}
+	if cfg.Skew == 0 {
+		cfg.Skew = envelope.DefaultSkew
+	}
+	if cfg.MaxBody < 1 || cfg.MaxBody > envelope.MaxBody {
+		return nil, fmt.Errorf("relay: the body limit must be between 1 and %d bytes", envelope.MaxBody)
+	}
+	base, err := url.Parse(cfg.BaseURL)
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		return nil, fmt.Errorf("relay: base URL %q must look like http(s)://host[:port]", cfg.BaseURL)
+	}
+	origins := map[string]bool{}
+	list := cfg.Origins
+	if len(list) == 0 {
+		list = []string{cfg.BaseURL}
+	}
+	for _, o := range list {
+		n, err := normalizeOrigin(o)
+		if err != nil {
+			return nil, fmt.Errorf("relay: allowed origin %q: %v", o, err)
+		}
+		origins[n] = true
+	}
+	store, err := devices.NewStore(cfg.Pool, devices.Config{Argon2: cfg.Argon2, HashConcurrency: cfg.HashConcurrency, Now: cfg.Now})
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		pool: cfg.Pool, log: cfg.Logger, now: cfg.Now, cfg: cfg,
+		origins: origins, secure: base.Scheme == "https",
+		accounts: store,
+		hub:      newHub(),
+		limits:   newRateLimits(cfg.RatePerMinute),
+		closing:  make(chan struct{}),
+	}
+	s.router = s.routes()
+	return s, nil
+}
+
+func (s *Server) routes() *httprouter.Router {
+	r := httprouter.New()
+	r.POST("/api/accounts", s.handle(s.createAccount))
+	r.GET("/api/accounts/:username", s.handle(s.getAccount))
+	r.POST("/api/sessions", s.handle(s.login))
+	r.DELETE("/api/sessions", s.handle(s.logout))
+	r.POST("/api/devices", s.handle(s.addDevice))
+	r.GET("/api/devices", s.handle(s.listDevices))
+	r.DELETE("/api/devices/:id", s.handle(s.revokeDevice))
+	r.GET("/api/contacts", s.handle(s.listContacts))
+	r.POST("/api/messages", s.handle(s.send))
+	r.POST("/api/ack", s.handle(s.ack))
+	r.GET("/api/events", s.handle(s.events))
+	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			s.writeError(w, r, errNotFound)
+			return
+		}
+		webclient.Handler().ServeHTTP(w, r)
+	})
+	r.HandleMethodNotAllowed = true
+	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, errMethodNotAllowed)
+	})
+	r.PanicHandler = func(w http.ResponseWriter, r *http.Request, v any) {
+		s.log.Error("panic", "request_id", requestID(r), "panic", fmt.Sprint(v))
+		s.writeError(w, r, errors.New("panic"))
+	}
+	return r
+}
+
+// Handler is the relay's whole HTTP interface: the API and the web client.
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := s.now()
+		id := newRequestID()
+		r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
+		sw := &statusWriter{ResponseWriter: w}
+		w.Header().Set("X-Request-Id", id)
+		s.router.ServeHTTP(sw, r)
+		// The path only: a query could carry a device id, and nothing
+		// here ever logs a body, a cookie or a header value.
+		s.log.Info("request", "request_id", id, "method", r.Method, "path", r.URL.Path,
+			"status", sw.status, "duration_ms", s.now().Sub(start).Milliseconds())
+	})
+}
+
+// Run does the relay's periodic housekeeping until ctx ends or Close is
+// called: expired sessions and idempotency records are deleted.
+func (s *Server) Run(ctx context.Context) {
+	s.wg.Add(1)
+	defer s.wg.Done()
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		s.housekeeping(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.closing:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (s *Server) housekeeping(ctx context.Context) {
+	if n, err := s.accounts.PurgeSessions(ctx); err != nil {
+		s.log.Warn("housekeeping", "err", err)
+	} else if n > 0 {
+		s.log.Info("housekeeping", "expired_sessions_deleted", n)
+	}
+	if n, err := queue.PurgeSent(ctx, s.pool, s.now()); err != nil {
+		s.log.Warn("housekeeping", "err", err)
+	} else if n > 0 {
+		s.log.Info("housekeeping", "idempotency_records_deleted", n)
+	}
+	s.limits.sweep(s.now())
+}
+
+// Close ends every open stream with event: shutdown and stops Run. It waits
+// for the streams to finish; the caller shuts down the http.Server.
+func (s *Server) Close() {
+	s.once.Do(func() { close(s.closing) })
+	s.wg.Wait()
+}
+
+type requestIDKey struct{}
+
+func requestID(r *http.Request) string {
+	id, _ := r.Context().Value(requestIDKey{}).(string)
+	return id
+}
+
+func newRequestID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// statusWriter remembers the status for the access log. Unwrap lets
+// http.ResponseController reach the real writer's Flush and deadlines.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// handler is an API endpoint: it writes its success answer itself and
+// returns an error for everything else.
+type handler func(w http.ResponseWriter, r *http.Request, p httprouter.Params) error
+
+func (s *Server) handle(h handler) httprouter.Handle {
+	return func(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+		w.Header().Set("Cache-Control", "no-store")
+		if err := h(w, r, p); err != nil {
+			s.writeError(w, r, err)
+		}
+	}
+}
+
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	ae := toAPIError(err, requestID(r))
+	if ae.status >= 500 {
+		s.log.Error("request failed", "request_id", requestID(r), "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	for k, v := range ae.header {
+		w.Header().Set(k, v)
+	}
+	body := map[string]any{"error": ae.code, "message": ae.message}
+	for k, v := range ae.extra {
+		body[k] = v
+	}
+	writeJSON(w, ae.status, body)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// maxJSON bounds the body of every JSON request but POST /api/messages.
+const maxJSON = 16 << 10
+
+// readJSON decodes a bounded JSON request body into dst.
+func readJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) error {
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return newError(http.StatusRequestEntityTooLarge, "too_large", "the request body is larger than %d bytes", limit)
+		}
+		return badRequest("bad_json", "could not read the request body")
+	}
+	if err := json.Unmarshal(data, dst); err != nil {
+		return badRequest("bad_json", "the request body is not the JSON object this endpoint expects: %v", jsonProblem(err))
+	}
+	return nil
+}
+
+// jsonProblem describes a decoding error without echoing client bytes.
+func jsonProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("field %q must be a %s", te.Field, te.Type)
+	}
+	return "malformed JSON"
+}
+
+// normalizeOrigin reduces an origin to scheme://host[:port] in lower case,
+// the form browsers send.
+func normalizeOrigin(o string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(o))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", errors.New("want scheme://host[:port]")
+	}
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
+		return "", errors.New("an origin has no path, query or user")
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host), nil
+}
+
+// checkOrigin enforces the Origin allowlist on a request that changes state
+// (docs/protocol.md, "Origin").
+func (s *Server) checkOrigin(r *http.Request) error {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return errOriginRequired
+	}
+	n, err := normalizeOrigin(o)
+	if err != nil || !s.origins[n] {
+		return errOriginForbidden
+	}
+	return nil
+}
+
+const sessionCookie = "relay_session"
+
+// session returns the account behind the request's session cookie.
+func (s *Server) session(r *http.Request) (devices.Account, error) {
+	c, err := r.Cookie(sessionCookie)
+	if err != nil {
+		return devices.Account{}, errUnauthenticated
+	}
+	return s.accounts.Authenticate(r.Context(), c.Value)
+}
+
+// deviceOf returns the X-Device id (or, for streams, ?device=) after
+// checking it belongs to acc and is live.
+func (s *Server) deviceOf(r *http.Request, acc devices.Account, allowQuery bool) (string, error) {
+	id := r.Header.Get("X-Device")
+	if id == "" && allowQuery {
+		id = r.URL.Query().Get("device")
+	}
+	if id == "" {
+		return "", errDeviceRequired
+	}
+	if _, err := envelope.ParseID(id); err != nil {
+		return "", errDeviceForbidden
+	}
+	if err := s.accounts.CheckDevice(r.Context(), acc.ID, id); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+func (s *Server) setSessionCookie(w http.ResponseWriter, sess devices.Session) {
+	http.SetCookie(w, &http.Cookie{
+		Name: sessionCookie, Value: sess.Token, Path: "/",
+		Expires: sess.Expires, MaxAge: int(devices.SessionTTL / time.Second),
+		HttpOnly: true, Secure: s.secure, SameSite: http.SameSiteStrictMode,
+	})
+}
+
+func (s *Server) clearSessionCookie(w http.ResponseWriter) {
+	http.SetCookie(w, &http.Cookie{
+		Name: sessionCookie, Value: "", Path: "/", MaxAge: -1,
+		HttpOnly: true, Secure: s.secure, SameSite: http.SameSiteStrictMode,
+	})
+}

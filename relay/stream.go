@@ -1,0 +1,177 @@
+package relay
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"relay/queue"
+)
+
+const (
+	// replayBatch is how many queue rows one read fetches.
+	replayBatch = 500
+	// writeTimeout bounds each write to a stream: a client that stops
+	// reading is cut off then, instead of pinning a goroutine and buffers.
+	writeTimeout = 15 * time.Second
+)
+
+// GET /api/events: the device's queue as Server-Sent Events
+// (docs/protocol.md, "Event stream"): replay of what is queued after
+// Last-Event-ID, then "ready", then live envelopes as they commit, with
+// pings in between.
+func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	ctx := r.Context()
+	acc, err := s.session(r)
+	if err != nil {
+		return err
+	}
+	dev, err := s.deviceOf(r, acc, true)
+	if err != nil {
+		return err
+	}
+	head, err := queue.Head(ctx, s.pool, dev)
+	if err != nil {
+		return err
+	}
+	last := int64(0)
+	if v := r.Header.Get("Last-Event-ID"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 || n > head {
+			return badRequest("bad_last_event_id", "Last-Event-ID must be a seq this device has received (0 to %d); drop it to replay the whole queue", head)
+		}
+		last = n
+	}
+	if err := s.accounts.Seen(ctx, dev); err != nil {
+		return err
+	}
+
+	// Attach before the first read: an envelope committed from here on
+	// either is in the replay or wakes the live loop.
+	st := s.hub.attach(dev)
+	defer s.hub.detach(st)
+	s.wg.Add(1)
+	defer s.wg.Done()
+
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // tell proxies not to buffer the stream
+	w.WriteHeader(http.StatusOK)
+
+	out := &sseWriter{w: w, rc: http.NewResponseController(w)}
+	pump := func() error {
+		for {
+			items, err := queue.Read(ctx, s.pool, dev, last, replayBatch)
+			if err != nil {
+				return err
+			}
+			for i := range items {
+				if err := out.event("envelope", items[i].Seq, &items[i]); err != nil {
+					return err
+				}
+				last = items[i].Seq
+			}
+			if len(items) < replayBatch {
+				return out.flush()
+			}
+		}
+	}
+	end := func(err error) error {
+		if err != nil && ctx.Err() == nil {
+			s.log.Warn("stream ended", "request_id", requestID(r), "err", err)
+		}
+		return nil // the status is sent; the stream simply ends
+	}
+
+	if err := pump(); err != nil {
+		return end(err)
+	}
+	if err := out.event("ready", 0, map[string]int64{"seq": last}); err != nil {
+		return end(err)
+	}
+	if err := out.flush(); err != nil {
+		return end(err)
+	}
+
+	ping := time.NewTicker(s.cfg.PingInterval)
+	defer ping.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-st.done:
+			_ = out.event(st.reason, 0, struct{}{})
+			return end(out.flush())
+		case <-s.closing:
+			_ = out.event(eventShutdown, 0, struct{}{})
+			return end(out.flush())
+		case <-st.wake:
+			if err := pump(); err != nil {
+				return end(err)
+			}
+		case <-ping.C:
+			if err := out.event("ping", 0, map[string]int64{"ts": s.now().UnixMilli()}); err != nil {
+				return end(err)
+			}
+			if err := out.flush(); err != nil {
+				return end(err)
+			}
+		}
+	}
+}
+
+// sseWriter frames events. Every event has a data line, because browsers
+// drop events without one.
+type sseWriter struct {
+	w   http.ResponseWriter
+	rc  *http.ResponseController
+	buf bytes.Buffer
+}
+
+var errStreamWrite = errors.New("writing to the event stream")
+
+// event buffers one event; id 0 means no id line. JSON never contains a raw
+// newline, so data fits on one line.
+func (o *sseWriter) event(name string, id int64, data any) error {
+	o.buf.WriteString("event: ")
+	o.buf.WriteString(name)
+	o.buf.WriteByte('\n')
+	if id > 0 {
+		o.buf.WriteString("id: ")
+		o.buf.WriteString(strconv.FormatInt(id, 10))
+		o.buf.WriteByte('\n')
+	}
+	o.buf.WriteString("data: ")
+	b, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	o.buf.Write(b)
+	o.buf.WriteString("\n\n")
+	if o.buf.Len() >= 32<<10 {
+		return o.flush()
+	}
+	return nil
+}
+
+// flush writes what is buffered under a deadline and pushes it to the client.
+func (o *sseWriter) flush() error {
+	if o.buf.Len() == 0 {
+		return nil
+	}
+	_ = o.rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	if _, err := o.w.Write(o.buf.Bytes()); err != nil {
+		return errors.Join(errStreamWrite, err)
+	}
+	o.buf.Reset()
+	if err := o.rc.Flush(); err != nil {
+		return errors.Join(errStreamWrite, err)
+	}
+	return nil
+}

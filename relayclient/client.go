@@ -1,0 +1,231 @@
+// Package relayclient is the Go reference client of the relay's HTTP API
+// (docs/protocol.md). Tests and tools use it to speak to a relay exactly as
+// a client author would; it knows nothing about the server's internals.
+//
+// It moves opaque bytes: encrypting and decrypting envelope bodies is the
+// caller's business.
+package relayclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Error is an error answer of the relay: the HTTP status, the stable code
+// and the message, plus the fields some codes carry.
+type Error struct {
+	Status     int
+	Code       string
+	Message    string
+	RetryAfter time.Duration // rate_limited
+	ServerTime int64         // clock_skew: the server's Unix milliseconds
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("relay: %d %s: %s", e.Status, e.Code, e.Message)
+}
+
+// Code returns the relay's error code of err, or "" when err is not an
+// answer of the relay.
+func Code(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// Client speaks to one relay as one account and, once Device is set, as one
+// of its devices. Its cookie jar holds the session.
+type Client struct {
+	BaseURL string
+	// Origin is sent on every non-GET request; NewClient sets it to the
+	// base URL, as a browser on the relay's own page would.
+	Origin string
+	// Device is the X-Device id used by Send, Ack and Stream.
+	Device string
+	HTTP   *http.Client
+}
+
+// New returns a client for the relay at baseURL with an empty cookie jar.
+func New(baseURL string) *Client {
+	jar, _ := cookiejar.New(nil)
+	baseURL = strings.TrimSuffix(baseURL, "/")
+	return &Client{BaseURL: baseURL, Origin: baseURL, HTTP: &http.Client{Jar: jar}}
+}
+
+// Account is an entry of the key directory.
+type Account struct {
+	Username  string `json:"username"`
+	PublicKey []byte `json:"publicKey"`
+}
+
+// Device is an entry of GET /api/devices.
+type Device struct {
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	PublicKey  []byte `json:"publicKey"`
+	CreatedAt  int64  `json:"createdAt"`
+	LastSeenAt *int64 `json:"lastSeenAt"`
+}
+
+// Contact is an entry of GET /api/contacts.
+type Contact struct {
+	Username  string `json:"username"`
+	PublicKey []byte `json:"publicKey"`
+	Since     int64  `json:"since"`
+}
+
+// Accepted is the answer to a send.
+type Accepted struct {
+	ID string `json:"id"`
+	TS int64  `json:"ts"`
+}
+
+// Envelope is what a device receives.
+type Envelope struct {
+	Seq        int64  `json:"seq"`
+	ID         string `json:"id"`
+	From       string `json:"from"`
+	FromDevice string `json:"fromDevice"`
+	To         string `json:"to"`
+	TS         int64  `json:"ts"`
+	Body       []byte `json:"body"`
+}
+
+// Do sends one request with the client's cookies, Origin and X-Device and
+// decodes a JSON answer into out (when not nil). A non-2xx answer is *Error.
+func (c *Client) Do(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, body)
+	if err != nil {
+		return err
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if method != http.MethodGet && c.Origin != "" {
+		req.Header.Set("Origin", c.Origin)
+	}
+	if c.Device != "" {
+		req.Header.Set("X-Device", c.Device)
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		return readError(resp)
+	}
+	if out != nil {
+		return json.NewDecoder(resp.Body).Decode(out)
+	}
+	return nil
+}
+
+func readError(resp *http.Response) error {
+	e := &Error{Status: resp.StatusCode}
+	var body struct {
+		Error      string `json:"error"`
+		Message    string `json:"message"`
+		ServerTime int64  `json:"serverTime"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&body); err != nil {
+		e.Code, e.Message = "http_error", resp.Status
+		return e
+	}
+	e.Code, e.Message, e.ServerTime = body.Error, body.Message, body.ServerTime
+	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
+		e.RetryAfter = time.Duration(s) * time.Second
+	}
+	return e
+}
+
+// Register creates an account and logs this client in.
+func (c *Client) Register(ctx context.Context, username, password string, publicKey []byte) error {
+	return c.Do(ctx, http.MethodPost, "/api/accounts", map[string]string{
+		"username": username, "password": password, "publicKey": base64.StdEncoding.EncodeToString(publicKey),
+	}, nil)
+}
+
+// Login opens a session and returns the account's public key.
+func (c *Client) Login(ctx context.Context, username, password string) (Account, error) {
+	var a Account
+	err := c.Do(ctx, http.MethodPost, "/api/sessions", map[string]string{"username": username, "password": password}, &a)
+	return a, err
+}
+
+// Logout ends this client's session.
+func (c *Client) Logout(ctx context.Context) error {
+	return c.Do(ctx, http.MethodDelete, "/api/sessions", nil, nil)
+}
+
+// Lookup reads an account's public key from the directory.
+func (c *Client) Lookup(ctx context.Context, username string) (Account, error) {
+	var a Account
+	err := c.Do(ctx, http.MethodGet, "/api/accounts/"+username, nil, &a)
+	return a, err
+}
+
+// AddDevice registers a device and returns its id. It does not set Device.
+func (c *Client) AddDevice(ctx context.Context, name string, publicKey []byte) (string, error) {
+	var out struct {
+		ID string `json:"id"`
+	}
+	err := c.Do(ctx, http.MethodPost, "/api/devices", map[string]string{
+		"name": name, "publicKey": base64.StdEncoding.EncodeToString(publicKey),
+	}, &out)
+	return out.ID, err
+}
+
+// Devices lists the account's live devices.
+func (c *Client) Devices(ctx context.Context) ([]Device, error) {
+	var out []Device
+	err := c.Do(ctx, http.MethodGet, "/api/devices", nil, &out)
+	return out, err
+}
+
+// Revoke revokes one of the account's devices.
+func (c *Client) Revoke(ctx context.Context, id string) error {
+	return c.Do(ctx, http.MethodDelete, "/api/devices/"+id, nil, nil)
+}
+
+// Contacts lists the account's contacts.
+func (c *Client) Contacts(ctx context.Context) ([]Contact, error) {
+	var out []Contact
+	err := c.Do(ctx, http.MethodGet, "/api/contacts", nil, &out)
+	return out, err
+}
+
+// Send posts an envelope as c.Device. id is a canonical ULID; body is the
+// ciphertext.
+func (c *Client) Send(ctx context.Context, id, to string, body []byte) (Accepted, error) {
+	var a Accepted
+	err := c.Do(ctx, http.MethodPost, "/api/messages", map[string]string{
+		"id": id, "to": to, "body": base64.StdEncoding.EncodeToString(body),
+	}, &a)
+	return a, err
+}
+
+// Ack deletes c.Device's queued envelopes up to and including seq upTo.
+func (c *Client) Ack(ctx context.Context, upTo int64) error {
+	return c.Do(ctx, http.MethodPost, "/api/ack", map[string]int64{"upTo": upTo}, nil)
+}
