@@ -204,7 +204,7 @@ func (s *Store) Lookup(ctx context.Context, username string) (Account, error) {
 // AddDevice registers a device for an account and returns its new id.
 func (s *Store) AddDevice(ctx context.Context, accountID int64, name string, publicKey []byte) (Device, error) {
 	now := s.now()
-	d := Device{ID: ulid.MustNew(ulid.Timestamp(now), rand.Reader).String(), AccountID: accountID,
+	d := Device{ID: ulid.MustNew(ulid.Timestamp(now), ulid.DefaultEntropy()).String(), AccountID: accountID,
 		Name: name, PublicKey: publicKey, CreatedAt: now}
 	_, err := s.pool.Exec(ctx, `INSERT INTO devices (id, account_id, name, public_key, created_at) VALUES ($1, $2, $3, $4, $5)`,
 		d.ID, accountID, name, publicKey, now)
@@ -214,7 +214,7 @@ func (s *Store) AddDevice(ctx context.Context, accountID int64, name string, pub
 // Devices lists an account's devices that are not revoked, oldest first.
 func (s *Store) Devices(ctx context.Context, accountID int64) ([]Device, error) {
 	rows, err := s.pool.Query(ctx, `SELECT id, account_id, name, public_key, created_at, last_seen_at
-		FROM devices WHERE account_id = $1 AND revoked_at IS NULL ORDER BY id`, accountID)
+		FROM devices WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at, id`, accountID)
 	if err != nil {
 		return nil, err
 	}

@@ -143,11 +143,11 @@ func Enqueue(ctx context.Context, tx pgx.Tx, e *Envelope) ([]Delivery, error) {
 	return ds, nil
 }
 
-// Read returns up to limit envelopes of a device's queue with seq > after,
-// in seq order.
-func Read(ctx context.Context, pool *pgxpool.Pool, deviceID string, after int64, limit int) ([]Item, error) {
+// Read returns up to limit envelopes of a device's queue with
+// after < seq <= upTo, in seq order.
+func Read(ctx context.Context, pool *pgxpool.Pool, deviceID string, after, upTo int64, limit int) ([]Item, error) {
 	rows, err := pool.Query(ctx, `SELECT seq, envelope_id, from_username, from_device, to_username, ts, body
-		FROM queue WHERE device_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, deviceID, after, limit)
+		FROM queue WHERE device_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4`, deviceID, after, upTo, limit)
 	if err != nil {
 		return nil, fmt.Errorf("reading queue: %w", err)
 	}

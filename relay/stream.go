@@ -2,6 +2,7 @@ package relay
 
 import (
 	"bytes"
+	"math"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -51,8 +52,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 		return err
 	}
 
-	// Attach before the first read: an envelope committed from here on
-	// either is in the replay or wakes the live loop.
+	// Attach before reading the head: an envelope committed from here on
+	// either has a seq up to the head (and is in the replay) or wakes the
+	// live loop.
 	st := s.hub.attach(dev)
 	defer s.hub.detach(st)
 	s.wg.Add(1)
@@ -65,9 +67,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	w.WriteHeader(http.StatusOK)
 
 	out := &sseWriter{w: w, rc: http.NewResponseController(w)}
-	pump := func() error {
+	// pump sends the queue rows with last < seq <= upTo, in order.
+	pump := func(upTo int64) error {
 		for {
-			items, err := queue.Read(ctx, s.pool, dev, last, replayBatch)
+			items, err := queue.Read(ctx, s.pool, dev, last, upTo, replayBatch)
 			if err != nil {
 				return err
 			}
@@ -89,10 +92,18 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 		return nil // the status is sent; the stream simply ends
 	}
 
-	if err := pump(); err != nil {
+	// Every row with seq <= head is committed: seq is taken under the
+	// device row's lock, which is held to commit (ADR 0002). So after the
+	// replay the device has everything up to head, or ACKed it earlier.
+	head, err = queue.Head(ctx, s.pool, dev)
+	if err != nil {
 		return end(err)
 	}
-	if err := out.event("ready", 0, map[string]int64{"seq": last}); err != nil {
+	if err := pump(head); err != nil {
+		return end(err)
+	}
+	last = head
+	if err := out.event("ready", 0, map[string]int64{"seq": head}); err != nil {
 		return end(err)
 	}
 	if err := out.flush(); err != nil {
@@ -112,7 +123,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 			_ = out.event(eventShutdown, 0, struct{}{})
 			return end(out.flush())
 		case <-st.wake:
-			if err := pump(); err != nil {
+			if err := pump(math.MaxInt64); err != nil {
 				return end(err)
 			}
 		case <-ping.C:

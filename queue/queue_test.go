@@ -1,0 +1,274 @@
+package queue_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/oklog/ulid/v2"
+
+	"relay/internal/testdb"
+	"relay/queue"
+)
+
+// fixture creates accounts with devices directly in the database and returns
+// the device ids per account id.
+func fixture(t *testing.T, pool *pgxpool.Pool, devicesPerAccount ...int) map[int64][]string {
+	t.Helper()
+	ctx := context.Background()
+	out := map[int64][]string{}
+	for i, n := range devicesPerAccount {
+		var acc int64
+		err := pool.QueryRow(ctx, `INSERT INTO accounts (username, password_hash, public_key) VALUES ($1, 'x', '\x04') RETURNING id`,
+			fmt.Sprintf("user%d", i)).Scan(&acc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := 0; j < n; j++ {
+			id := ulid.Make().String()
+			if _, err := pool.Exec(ctx, `INSERT INTO devices (id, account_id, name, public_key) VALUES ($1, $2, 'd', '\x04')`, id, acc); err != nil {
+				t.Fatal(err)
+			}
+			out[acc] = append(out[acc], id)
+		}
+	}
+	return out
+}
+
+func envelope(from, to int64, fromDevice string, body string) *queue.Envelope {
+	return &queue.Envelope{ID: ulid.Make().String(), FromAccount: from, FromUsername: "u", FromDevice: fromDevice,
+		ToAccount: to, ToUsername: "v", TS: time.Now().UnixMilli(), Body: []byte(body)}
+}
+
+// waitForLockWait blocks until some backend of this database waits on a lock.
+func waitForLockWait(t *testing.T, pool *pgxpool.Pool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var n int
+		err := pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the second transaction never waited for the device row lock")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestSeqUnderRowLockMissesNothing runs the schedule that loses a row with a
+// BIGSERIAL cursor (see the control below): A takes a number first and
+// commits last, while a reader polls in between. With seq taken under the
+// device row's lock, B cannot take its number until A commits, so the reader
+// sees both.
+func TestSeqUnderRowLockMissesNothing(t *testing.T) {
+	pool, _ := testdb.Pool(t)
+	ctx := context.Background()
+	devs := fixture(t, pool, 1, 1)
+	var sender, recipient int64
+	for acc := range devs {
+		if sender == 0 {
+			sender = acc
+		} else {
+			recipient = acc
+		}
+	}
+	target := devs[recipient][0]
+	cursor := int64(0)
+	var seen []int64
+	read := func() {
+		items, err := queue.Read(ctx, pool, target, cursor, math.MaxInt64, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range items {
+			seen = append(seen, it.Seq)
+			cursor = it.Seq
+		}
+	}
+
+	txA, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer txA.Rollback(ctx)
+	if _, err := queue.Enqueue(ctx, txA, envelope(sender, recipient, devs[sender][0], "A")); err != nil {
+		t.Fatal(err)
+	}
+	bDone := make(chan error, 1)
+	go func() {
+		bDone <- pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			_, err := queue.Enqueue(ctx, tx, envelope(sender, recipient, devs[sender][0], "B"))
+			return err
+		})
+	}()
+	waitForLockWait(t, pool) // B is blocked behind A's lock: it cannot commit first
+	read()
+	if len(seen) != 0 {
+		t.Fatalf("reader saw uncommitted rows %v", seen)
+	}
+	if err := txA.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-bDone; err != nil {
+		t.Fatal(err)
+	}
+	read()
+	read()
+	if len(seen) != 2 || seen[0] != 1 || seen[1] != 2 {
+		t.Fatalf("reader saw %v, want [1 2]", seen)
+	}
+}
+
+// TestBigserialCursorLosesARow is the control: the same schedule with a
+// BIGSERIAL cursor loses A's row, which proves the test above measures the
+// right thing.
+func TestBigserialCursorLosesARow(t *testing.T) {
+	pool, _ := testdb.Pool(t)
+	ctx := context.Background()
+	if _, err := pool.Exec(ctx, `CREATE TABLE naive_queue (seq bigserial PRIMARY KEY, body text NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	cursor := int64(0)
+	var seen []string
+	read := func() {
+		rows, _ := pool.Query(ctx, `SELECT seq, body FROM naive_queue WHERE seq > $1 ORDER BY seq`, cursor)
+		for rows.Next() {
+			var seq int64
+			var body string
+			if err := rows.Scan(&seq, &body); err != nil {
+				t.Fatal(err)
+			}
+			seen = append(seen, body)
+			cursor = seq
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	txA, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer txA.Rollback(ctx)
+	if _, err := txA.Exec(ctx, `INSERT INTO naive_queue (body) VALUES ('A')`); err != nil { // takes seq 1
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO naive_queue (body) VALUES ('B')`); err != nil { // takes seq 2, commits first
+		t.Fatal(err)
+	}
+	read() // sees B, moves the cursor to 2
+	if err := txA.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	read()
+	if len(seen) != 1 || seen[0] != "B" {
+		t.Fatalf("the naive reader saw %v; the control expects it to lose A", seen)
+	}
+}
+
+// TestConcurrentFanOutsNoDeadlockNoGap fans out from both ends of a
+// conversation at once, so the transactions lock overlapping device sets.
+func TestConcurrentFanOutsNoDeadlockNoGap(t *testing.T) {
+	pool, _ := testdb.Pool(t)
+	ctx := context.Background()
+	devs := fixture(t, pool, 3, 3)
+	var accs []int64
+	for a := range devs {
+		accs = append(accs, a)
+	}
+	const workers, each = 8, 40
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			from, to := accs[w%2], accs[(w+1)%2]
+			for i := 0; i < each; i++ {
+				err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+					_, err := queue.Enqueue(ctx, tx, envelope(from, to, devs[from][i%3], "x"))
+					return err
+				})
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("fan-out failed (deadlock?): %v", err)
+	}
+	// Every device's seqs are 1..n without a gap, and n matches the
+	// device counter.
+	rows, err := pool.Query(ctx, `SELECT d.id, d.seq, count(q.seq), coalesce(max(q.seq), 0), coalesce(min(q.seq), 0)
+		FROM devices d LEFT JOIN queue q ON q.device_id = d.id GROUP BY d.id, d.seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for rows.Next() {
+		var id string
+		var head, n, max, min int64
+		if err := rows.Scan(&id, &head, &n, &max, &min); err != nil {
+			t.Fatal(err)
+		}
+		if n != head || max != head || (n > 0 && min != 1) {
+			t.Errorf("device %s: head %d, %d rows from %d to %d", id, head, n, min, max)
+		}
+		total += int(n)
+	}
+	// Each envelope reaches 3 recipient devices and 2 other sender devices.
+	if want := workers * each * 5; total != want {
+		t.Fatalf("%d queue rows, want %d", total, want)
+	}
+}
+
+func TestRememberDedupAndConflict(t *testing.T) {
+	pool, _ := testdb.Pool(t)
+	ctx := context.Background()
+	devs := fixture(t, pool, 1, 1)
+	var accs []int64
+	for a := range devs {
+		accs = append(accs, a)
+	}
+	e := envelope(accs[0], accs[1], devs[accs[0]][0], "body")
+	remember := func(e *queue.Envelope) (int64, bool, error) {
+		var ts int64
+		var dup bool
+		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			var err error
+			ts, dup, err = queue.Remember(ctx, tx, e, time.Now().Add(time.Hour))
+			return err
+		})
+		return ts, dup, err
+	}
+	ts, dup, err := remember(e)
+	if err != nil || dup || ts != e.TS {
+		t.Fatalf("first: %d %v %v", ts, dup, err)
+	}
+	again := *e
+	again.TS += 5000
+	ts, dup, err = remember(&again)
+	if err != nil || !dup || ts != e.TS {
+		t.Fatalf("resend: ts %d dup %v err %v; want the original ts %d", ts, dup, err, e.TS)
+	}
+	other := *e
+	other.Body = []byte("different")
+	if _, _, err := remember(&other); err != queue.ErrIDConflict {
+		t.Fatalf("different body: %v", err)
+	}
+}

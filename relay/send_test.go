@@ -1,0 +1,356 @@
+package relay_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"net/http"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"relay/relayclient"
+)
+
+// idAt returns an envelope id whose time is the server clock plus d.
+func (s *testServer) idAt(d time.Duration) string {
+	return ulid.MustNew(ulid.Timestamp(s.Clock.Now().Add(d)), rand.Reader).String()
+}
+
+func TestSendRefusals(t *testing.T) {
+	s := newTestServer(t, withMaxBody(1000))
+	alice := s.register(t, "alice", 1)
+	s.register(t, "bob", 1)
+	dev := alice.Devices[0]
+	hdr := func(kv ...string) map[string]string {
+		m := map[string]string{"X-Device": dev, "Origin": s.URL}
+		for i := 0; i < len(kv); i += 2 {
+			if kv[i+1] == "" {
+				delete(m, kv[i])
+			} else {
+				m[kv[i]] = kv[i+1]
+			}
+		}
+		return m
+	}
+	env := func(id, to, body string) map[string]string { return map[string]string{"id": id, "to": to, "body": body} }
+	okBody := b64([]byte("ciphertext"))
+
+	cases := []struct {
+		name   string
+		client *relayclient.Client
+		header map[string]string
+		body   any
+		status int
+		code   string
+	}{
+		{"no session", relayclient.New(s.URL), hdr(), env(s.newID(), "bob", okBody), 401, "unauthenticated"},
+		{"no device", alice.Client, hdr("X-Device", ""), env(s.newID(), "bob", okBody), 400, "device_required"},
+		{"not json", alice.Client, hdr(), "not json", 400, "bad_envelope"},
+		{"array", alice.Client, hdr(), "[]", 400, "bad_envelope"},
+		{"null", alice.Client, hdr(), "null", 400, "bad_envelope"},
+		{"missing id", alice.Client, hdr(), map[string]string{"to": "bob", "body": okBody}, 400, "bad_envelope"},
+		{"numeric id", alice.Client, hdr(), `{"id": 5, "to": "bob", "body": "` + okBody + `"}`, 400, "bad_envelope"},
+		{"lower-case id", alice.Client, hdr(), env(strings.ToLower(s.newID()), "bob", okBody), 400, "bad_envelope"},
+		{"short id", alice.Client, hdr(), env(s.newID()[:25], "bob", okBody), 400, "bad_envelope"},
+		{"bad to", alice.Client, hdr(), env(s.newID(), "Bob!", okBody), 400, "bad_envelope"},
+		{"url-safe body", alice.Client, hdr(), env(s.newID(), "bob", base64.URLEncoding.EncodeToString([]byte{0xfb, 0xff, 0xfe})), 400, "bad_envelope"},
+		{"unpadded body", alice.Client, hdr(), env(s.newID(), "bob", base64.RawStdEncoding.EncodeToString([]byte("ab"))), 400, "bad_envelope"},
+		{"body with newline", alice.Client, hdr(), env(s.newID(), "bob", "YWJj\nZGVm"), 400, "bad_envelope"},
+		{"empty body", alice.Client, hdr(), env(s.newID(), "bob", ""), 400, "bad_envelope"},
+		{"body over limit", alice.Client, hdr(), env(s.newID(), "bob", b64(make([]byte, 1001))), 413, "too_large"},
+		{"request over 128 KiB", alice.Client, hdr(), env(s.newID(), "bob", strings.Repeat("A", 130<<10)), 413, "too_large"},
+		{"id 6 min early", alice.Client, hdr(), env(s.idAt(-6*time.Minute), "bob", okBody), 400, "clock_skew"},
+		{"id 6 min late", alice.Client, hdr(), env(s.idAt(6*time.Minute), "bob", okBody), 400, "clock_skew"},
+		{"no origin", alice.Client, hdr("Origin", ""), env(s.newID(), "bob", okBody), 403, "origin_required"},
+		{"foreign origin", alice.Client, hdr("Origin", "http://evil.example"), env(s.newID(), "bob", okBody), 403, "origin_forbidden"},
+		{"origin with path", alice.Client, hdr("Origin", s.URL+"/x"), env(s.newID(), "bob", okBody), 403, "origin_forbidden"},
+		{"unknown recipient", alice.Client, hdr(), env(s.newID(), "carol", okBody), 404, "unknown_recipient"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := raw(t, tc.client, "POST", "/api/messages", tc.header, tc.body)
+			if a.Status != tc.status || a.code() != tc.code {
+				t.Fatalf("got %d %s, want %d %s", a.Status, a.Raw, tc.status, tc.code)
+			}
+			if tc.code == "clock_skew" {
+				st, ok := a.Body["serverTime"].(float64)
+				if !ok || int64(st) != s.Clock.Now().UnixMilli() {
+					t.Fatalf("clock_skew answer lacks the server time: %s", a.Raw)
+				}
+			}
+			if st := s.state(t); st != [3]int{} {
+				t.Fatalf("a refused send changed state: queue, sent, contacts = %v", st)
+			}
+		})
+	}
+	// Inside the window both ways is fine.
+	for _, d := range []time.Duration{-299 * time.Second, 299 * time.Second} {
+		if _, err := alice.device(0).Send(context.Background(), s.idAt(d), "bob", []byte("x")); err != nil {
+			t.Fatalf("id %v from server time: %v", d, err)
+		}
+	}
+}
+
+// TestCheckOrder proves the documented order: a request that fails several
+// checks gets the error of the earliest.
+func TestCheckOrder(t *testing.T) {
+	s := newTestServer(t, withRate(1))
+	alice := s.register(t, "alice", 1)
+	s.register(t, "bob", 1)
+	dev := alice.Devices[0]
+	skewed := s.idAt(time.Hour)
+	bad := map[string]string{"id": "x", "to": "carol", "body": "!"}
+
+	// Spend alice's only token so that the rate limit fails too.
+	s.send(t, alice.device(0), "bob", "first")
+
+	cases := []struct {
+		name   string
+		client *relayclient.Client
+		header map[string]string
+		body   any
+		code   string
+	}{
+		// Fails 1-7 (no session, no device, bad shape, no origin).
+		{"session first", relayclient.New(s.URL), nil, bad, "unauthenticated"},
+		// Fails 2-7.
+		{"device before shape", alice.Client, nil, bad, "device_required"},
+		{"foreign device before shape", alice.Client, map[string]string{"X-Device": ulid.Make().String()}, bad, "device_forbidden"},
+		// Fails 3-7.
+		{"shape before skew", alice.Client, map[string]string{"X-Device": dev}, map[string]string{"id": skewed, "to": "carol", "body": "!"}, "bad_envelope"},
+		// Fails 4-7: skewed, rate-limited, no origin, unknown recipient.
+		{"skew before rate", alice.Client, map[string]string{"X-Device": dev}, map[string]string{"id": skewed, "to": "carol", "body": "eA=="}, "clock_skew"},
+		// Fails 5-7.
+		{"rate before origin", alice.Client, map[string]string{"X-Device": dev}, map[string]string{"id": s.newID(), "to": "carol", "body": "eA=="}, "rate_limited"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := raw(t, tc.client, "POST", "/api/messages", tc.header, tc.body)
+			if a.code() != tc.code {
+				t.Fatalf("got %d %s, want %s", a.Status, a.Raw, tc.code)
+			}
+		})
+	}
+	// Fails 6-7 once a token is back.
+	s.Clock.Advance(2 * time.Minute)
+	a := raw(t, alice.Client, "POST", "/api/messages", map[string]string{"X-Device": dev}, map[string]string{"id": s.newID(), "to": "carol", "body": "eA=="})
+	if a.code() != "origin_required" {
+		t.Fatalf("origin before recipient: got %d %s", a.Status, a.Raw)
+	}
+}
+
+func TestRateLimit(t *testing.T) {
+	s := newTestServer(t, withRate(3))
+	ctx := context.Background()
+	alice := s.register(t, "alice", 2)
+	s.register(t, "bob", 1)
+
+	// Refused sends take no token.
+	for i := 0; i < 5; i++ {
+		_, err := alice.device(0).Send(ctx, s.newID(), "carol", []byte("x"))
+		wantCode(t, err, "unknown_recipient")
+		noOrigin := alice.device(0)
+		noOrigin.Origin = ""
+		_, err = noOrigin.Send(ctx, s.newID(), "bob", []byte("x"))
+		wantCode(t, err, "origin_required")
+	}
+	// The bucket is per account, whichever device sends.
+	for i := 0; i < 3; i++ {
+		s.send(t, alice.device(i%2), "bob", "x")
+	}
+	_, err := alice.device(1).Send(ctx, s.newID(), "bob", []byte("x"))
+	var e *relayclient.Error
+	if relayclient.Code(err) != "rate_limited" {
+		t.Fatalf("4th send in a minute: %v", err)
+	}
+	if errorsAs(err, &e); e.Status != http.StatusTooManyRequests || e.RetryAfter != 20*time.Second {
+		t.Fatalf("rate limit answer: %+v", e)
+	}
+	// A resend of an accepted envelope is harmless: it takes no token.
+	// After a full minute the bucket holds 3 again: one for the first
+	// send, none for the resends, two for new envelopes, and then none.
+	s.Clock.Advance(time.Minute)
+	first := s.newID()
+	if _, err := alice.device(0).Send(ctx, first, "bob", []byte("y")); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if _, err := alice.device(0).Send(ctx, first, "bob", []byte("y")); err != nil {
+			t.Fatalf("resend %d: %v", i, err)
+		}
+	}
+	s.send(t, alice.device(0), "bob", "second")
+	s.send(t, alice.device(0), "bob", "third")
+	_, err = alice.device(0).Send(ctx, s.newID(), "bob", []byte("x"))
+	wantCode(t, err, "rate_limited")
+	s.Clock.Advance(20 * time.Second)
+	s.send(t, alice.device(0), "bob", "one token came back in 20 s")
+}
+
+func errorsAs(err error, target **relayclient.Error) bool {
+	e, ok := err.(*relayclient.Error)
+	if ok {
+		*target = e
+	}
+	return ok
+}
+
+func TestIdempotentSend(t *testing.T) {
+	s := newTestServer(t)
+	ctx := context.Background()
+	alice := s.register(t, "alice", 2)
+	bob := s.register(t, "bob", 1)
+
+	id := s.newID()
+	first, err := alice.device(0).Send(ctx, id, "bob", []byte("hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := s.count(t, "SELECT count(*) FROM queue")
+	if rows != 2 { // bob's device and alice's other device
+		t.Fatalf("%d queue rows, want 2", rows)
+	}
+	s.Clock.Advance(3 * time.Second)
+	// Same envelope again, also from the account's other device.
+	for _, c := range []*relayclient.Client{alice.device(0), alice.device(1)} {
+		again, err := c.Send(ctx, id, "bob", []byte("hello"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again != first {
+			t.Fatalf("resend answered %+v, first answer was %+v", again, first)
+		}
+	}
+	if n := s.count(t, "SELECT count(*) FROM queue"); n != rows {
+		t.Fatalf("resend queued again: %d rows", n)
+	}
+	// Even after every recipient ACKed the first copy.
+	for _, c := range []*relayclient.Client{bob.device(0), alice.device(1)} {
+		if err := c.Ack(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again, err := alice.device(0).Send(ctx, id, "bob", []byte("hello"))
+	if err != nil || again != first {
+		t.Fatalf("resend after ACK: %+v %v", again, err)
+	}
+	if n := s.count(t, "SELECT count(*) FROM queue"); n != 0 {
+		t.Fatalf("resend after ACK queued %d rows", n)
+	}
+	// Same id, different envelope.
+	_, err = alice.device(0).Send(ctx, id, "bob", []byte("other"))
+	wantCode(t, err, "id_conflict")
+	_, err = alice.device(0).Send(ctx, id, "alice", []byte("hello"))
+	wantCode(t, err, "id_conflict")
+	// Another account may use the same id: dedup is per sender account.
+	if _, err := bob.device(0).Send(ctx, id, "alice", []byte("hello")); err != nil {
+		t.Fatalf("bob reusing alice's id: %v", err)
+	}
+}
+
+func TestIdempotencyRecordsExpire(t *testing.T) {
+	s := newTestServer(t)
+	alice := s.register(t, "alice", 1)
+	s.register(t, "bob", 0)
+	s.send(t, alice.device(0), "bob", "x")
+	if n := s.count(t, "SELECT count(*) FROM sent WHERE expires_at > $1", s.Clock.Now().Add(5*time.Minute)); n != 1 {
+		t.Fatal("the idempotency record does not outlive the clock-skew window")
+	}
+	s.Clock.Advance(6*time.Minute + time.Second)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Relay.Run(ctx); close(done) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for s.count(t, "SELECT count(*) FROM sent") != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("housekeeping did not delete the expired idempotency record")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	<-done
+}
+
+func TestFanOut(t *testing.T) {
+	s := newTestServer(t)
+	ctx := context.Background()
+	alice := s.register(t, "alice", 3)
+	bob := s.register(t, "bob", 2)
+
+	// A forged "from" in the body is ignored.
+	a := raw(t, alice.device(1), "POST", "/api/messages", map[string]string{"X-Device": alice.Devices[1], "Origin": s.URL},
+		map[string]string{"id": s.newID(), "to": "bob", "body": b64([]byte("c1")), "from": "bob", "fromDevice": bob.Devices[0]})
+	if a.Status != http.StatusAccepted {
+		t.Fatalf("send: %d %s", a.Status, a.Raw)
+	}
+	rows, err := s.Pool.Query(ctx, "SELECT device_id, seq, from_username, from_device, to_username, body FROM queue ORDER BY device_id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for rows.Next() {
+		var dev, from, fromDev, to string
+		var seq int64
+		var body []byte
+		if err := rows.Scan(&dev, &seq, &from, &fromDev, &to, &body); err != nil {
+			t.Fatal(err)
+		}
+		if seq != 1 || from != "alice" || fromDev != alice.Devices[1] || to != "bob" || string(body) != "c1" {
+			t.Errorf("queue row for %s: seq %d from %s/%s to %s body %q", dev, seq, from, fromDev, to, body)
+		}
+		got = append(got, dev)
+	}
+	want := []string{alice.Devices[0], alice.Devices[2], bob.Devices[0], bob.Devices[1]}
+	sort.Strings(want)
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("fanned out to %v, want %v (never the sending device %s)", got, want, alice.Devices[1])
+	}
+
+	// Notes to self reach the account's other devices only.
+	s.send(t, alice.device(0), "alice", "note")
+	if n := s.count(t, "SELECT count(*) FROM queue WHERE envelope_id IN (SELECT envelope_id FROM sent WHERE to_username = 'alice')"); n != 2 {
+		t.Fatalf("a note to self went to %d devices, want 2", n)
+	}
+	if n := s.count(t, "SELECT count(*) FROM queue WHERE device_id = $1", alice.Devices[0]); n != 1 {
+		t.Fatalf("the sending device got its own note")
+	}
+	// seq counts per device: alice's device 2 has had two envelopes.
+	if n := s.count(t, "SELECT max(seq) FROM queue WHERE device_id = $1", alice.Devices[2]); n != 2 {
+		t.Fatalf("device seq %d, want 2", n)
+	}
+}
+
+func TestContactsBothWays(t *testing.T) {
+	s := newTestServer(t)
+	ctx := context.Background()
+	alice := s.register(t, "alice", 1)
+	bob := s.register(t, "bob", 1)
+	carol := s.register(t, "carol", 1)
+
+	for _, u := range []*user{alice, bob} {
+		if list, err := u.Client.Contacts(ctx); err != nil || len(list) != 0 {
+			t.Fatalf("contacts before any envelope: %v %v", list, err)
+		}
+	}
+	s.send(t, alice.device(0), "bob", "hi")
+	s.send(t, alice.device(0), "bob", "again")
+	s.send(t, alice.device(0), "alice", "note to self")
+	la, _ := alice.Client.Contacts(ctx)
+	lb, _ := bob.Client.Contacts(ctx)
+	lc, _ := carol.Client.Contacts(ctx)
+	if len(la) != 1 || la[0].Username != "bob" || len(la[0].PublicKey) != 65 || la[0].Since == 0 {
+		t.Fatalf("alice's contacts: %+v", la)
+	}
+	if len(lb) != 1 || lb[0].Username != "alice" {
+		t.Fatalf("bob's contacts: %+v", lb)
+	}
+	if len(lc) != 0 {
+		t.Fatalf("carol's contacts: %+v", lc)
+	}
+	_, err := relayclient.New(s.URL).Contacts(ctx)
+	wantCode(t, err, "unauthenticated")
+}
