@@ -36,7 +36,9 @@ func TestSendRefusals(t *testing.T) {
 		}
 		return m
 	}
-	env := func(id, to, body string) map[string]string { return map[string]string{"id": id, "to": to, "body": body} }
+	env := func(id, to, body string) map[string]string {
+		return map[string]string{"id": id, "to": to, "body": body}
+	}
 	okBody := b64([]byte("ciphertext"))
 
 	cases := []struct {

@@ -2,9 +2,9 @@ package relay
 
 import (
 	"bytes"
-	"math"
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
