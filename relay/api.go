@@ -3,7 +3,6 @@ package relay
 import (
 	"encoding/base64"
 	"errors"
-	"io"
 	"net/http"
 	"time"
 	"unicode"
@@ -272,13 +271,9 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 		return err
 	}
 	// 3. shape
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, envelope.MaxRequest))
+	data, err := readBody(w, r, envelope.MaxRequest)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return newError(http.StatusRequestEntityTooLarge, "too_large", "the request body is larger than %d bytes", envelope.MaxRequest)
-		}
-		return badRequest("bad_envelope", "could not read the request body")
+		return err
 	}
 	env, err := envelope.Parse(data, s.cfg.MaxBody)
 	if err != nil {
@@ -362,16 +357,15 @@ func (s *Server) ack(w http.ResponseWriter, r *http.Request, _ httprouter.Params
 	if err := s.checkOrigin(r); err != nil {
 		return err
 	}
-	var body struct {
-		UpTo *int64 `json:"upTo"`
-	}
-	if err := readJSON(w, r, maxJSON, &body); err != nil {
+	data, err := readBody(w, r, maxJSON)
+	if err != nil {
 		return err
 	}
-	if body.UpTo == nil {
-		return badRequest("bad_ack", "upTo (the last seq to delete) is required")
+	upTo, err := parseAck(data)
+	if err != nil {
+		return err
 	}
-	if _, err := queue.Ack(r.Context(), s.pool, dev, *body.UpTo); err != nil {
+	if _, err := queue.Ack(r.Context(), s.pool, dev, upTo); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -292,15 +292,24 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // maxJSON bounds the body of every JSON request but POST /api/messages.
 const maxJSON = 16 << 10
 
-// readJSON decodes a bounded JSON request body into dst.
-func readJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) error {
+// readBody reads a request body of at most limit bytes.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return newError(http.StatusRequestEntityTooLarge, "too_large", "the request body is larger than %d bytes", limit)
+			return nil, newError(http.StatusRequestEntityTooLarge, "too_large", "the request body is larger than %d bytes", limit)
 		}
-		return badRequest("bad_json", "could not read the request body")
+		return nil, badRequest("bad_json", "could not read the request body")
+	}
+	return data, nil
+}
+
+// readJSON decodes a bounded JSON request body into dst.
+func readJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) error {
+	data, err := readBody(w, r, limit)
+	if err != nil {
+		return err
 	}
 	if err := json.Unmarshal(data, dst); err != nil {
 		return badRequest("bad_json", "the request body is not the JSON object this endpoint expects: %v", jsonProblem(err))

@@ -40,13 +40,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	if err != nil {
 		return err
 	}
-	last := int64(0)
-	if v := r.Header.Get("Last-Event-ID"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 || n > head {
-			return badRequest("bad_last_event_id", "Last-Event-ID must be a seq this device has received (0 to %d); drop it to replay the whole queue", head)
-		}
-		last = n
+	last, err := parseLastEventID(r.Header.Get("Last-Event-ID"), head)
+	if err != nil {
+		return err
 	}
 	if err := s.accounts.Seen(ctx, dev); err != nil {
 		return err

@@ -1,0 +1,114 @@
+package envelope
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+)
+
+func TestParse(t *testing.T) {
+	id := ulid.Make().String()
+	b64 := base64.StdEncoding.EncodeToString
+	for _, tc := range []struct {
+		name string
+		in   string
+		want error
+	}{
+		{"ok", `{"id":"` + id + `","to":"bob","body":"` + b64([]byte("ct")) + `"}`, nil},
+		{"from ignored", `{"id":"` + id + `","to":"bob","body":"eA==","from":"mallory"}`, nil},
+		{"max body", `{"id":"` + id + `","to":"bob","body":"` + b64(make([]byte, MaxBody)) + `"}`, nil},
+		{"body over max", `{"id":"` + id + `","to":"bob","body":"` + b64(make([]byte, MaxBody+1)) + `"}`, ErrTooLarge},
+		{"not json", `nope`, ErrBadEnvelope},
+		{"missing body", `{"id":"` + id + `","to":"bob"}`, ErrBadEnvelope},
+		{"null id", `{"id":null,"to":"bob","body":"eA=="}`, ErrBadEnvelope},
+		{"lower-case id", `{"id":"` + strings.ToLower(id) + `","to":"bob","body":"eA=="}`, ErrBadEnvelope},
+		{"overflowing id", `{"id":"8ZZZZZZZZZZZZZZZZZZZZZZZZZ","to":"bob","body":"eA=="}`, ErrBadEnvelope},
+		{"bad to", `{"id":"` + id + `","to":"b","body":"eA=="}`, ErrBadEnvelope},
+		{"empty body", `{"id":"` + id + `","to":"bob","body":""}`, ErrBadEnvelope},
+		{"unpadded", `{"id":"` + id + `","to":"bob","body":"eA"}`, ErrBadEnvelope},
+		{"url-safe", `{"id":"` + id + `","to":"bob","body":"-_8="}`, ErrBadEnvelope},
+		{"trailing bits", `{"id":"` + id + `","to":"bob","body":"eB=="}`, ErrBadEnvelope},
+		{"line break", `{"id":"` + id + `","to":"bob","body":"eA\r\n=="}`, ErrBadEnvelope},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.in), 0)
+			if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+				t.Fatalf("Parse = %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCheckSkew(t *testing.T) {
+	now := time.UnixMilli(1_800_000_000_000)
+	at := func(d time.Duration) ulid.ULID { return ulid.MustNew(ulid.Timestamp(now.Add(d)), rand.Reader) }
+	for _, d := range []time.Duration{0, 5 * time.Minute, -5 * time.Minute} {
+		if err := CheckSkew(at(d), now, DefaultSkew); err != nil {
+			t.Errorf("%v: %v", d, err)
+		}
+	}
+	for _, d := range []time.Duration{5*time.Minute + time.Millisecond, -5*time.Minute - time.Millisecond, 24 * time.Hour} {
+		err := CheckSkew(at(d), now, DefaultSkew)
+		var se *SkewError
+		if !errors.Is(err, ErrClockSkew) || !errors.As(err, &se) || !se.ServerTime.Equal(now) {
+			t.Errorf("%v: %v", d, err)
+		}
+	}
+}
+
+// FuzzParse checks that no input crashes Parse, every refusal is one of the
+// two typed errors, and every accepted envelope obeys the documented limits.
+func FuzzParse(f *testing.F) {
+	id := ulid.Make().String()
+	for _, s := range []string{
+		`{"id":"` + id + `","to":"bob","body":"eA=="}`,
+		`{"id":"` + id + `","to":"bob","body":"eA==","id":"x"}`,
+		`{"id":"` + id + `","to":"bob","body":"eA=="`,
+		`{"id":["x"],"to":{"a":[[[[]]]]},"body":1}`,
+		`[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]`,
+		`{"id":"` + id + `","to":"b\u0000b","body":"eA=="}`,
+		``,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		e, err := Parse(data, 0)
+		if err != nil {
+			if !errors.Is(err, ErrBadEnvelope) && !errors.Is(err, ErrTooLarge) {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		if len(e.Body) < 1 || len(e.Body) > MaxBody || len(e.To) < 3 || len(e.To) > 32 {
+			t.Fatalf("accepted an envelope outside the limits: to %q, body %d bytes", e.To, len(e.Body))
+		}
+		if _, err := ParseID(e.ID.String()); err != nil {
+			t.Fatalf("accepted id %s does not parse again", e.ID)
+		}
+	})
+}
+
+func FuzzParseID(f *testing.F) {
+	for _, s := range []string{ulid.Make().String(), "", "01ARZ3NDEKTSV4RRFFQ69G5FAV", "01arz3ndektsv4rrffq69g5fav", "8ZZZZZZZZZZZZZZZZZZZZZZZZZ", "ILOU0000000000000000000000"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		id, err := ParseID(s)
+		if err != nil {
+			if !errors.Is(err, ErrBadEnvelope) {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		if id.String() != s {
+			t.Fatalf("accepted %q, which is not canonical (%s)", s, id)
+		}
+		// The skew check takes any parsed id without panicking.
+		_ = CheckSkew(id, time.Now(), DefaultSkew)
+	})
+}

@@ -1,0 +1,94 @@
+package migrations_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"relay/internal/testdb"
+	"relay/migrations"
+)
+
+// emptyDB returns a pool on a database with no schema at all.
+func emptyDB(t *testing.T) *pgxpool.Pool {
+	t.Helper()
+	pool, _ := testdb.Pool(t)
+	ctx := context.Background()
+	if _, err := pool.Exec(ctx, `DROP SCHEMA public CASCADE; CREATE SCHEMA public`); err != nil {
+		t.Fatal(err)
+	}
+	return pool
+}
+
+func TestStepsAreOrdered(t *testing.T) {
+	steps, err := migrations.Steps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) == 0 || migrations.Latest() != len(steps) {
+		t.Fatalf("%d steps, latest %d", len(steps), migrations.Latest())
+	}
+}
+
+// TestEachStep applies the steps one by one on an empty database, so every
+// step is known to run on the state the steps before it leave.
+func TestEachStep(t *testing.T) {
+	pool := emptyDB(t)
+	ctx := context.Background()
+	steps, _ := migrations.Steps()
+	for _, s := range steps {
+		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, s.SQL)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", s.Name, err)
+		}
+	}
+	// The queue body is stored uncompressed (STORAGE EXTERNAL).
+	var storage string
+	if err := pool.QueryRow(ctx, `SELECT attstorage FROM pg_attribute WHERE attrelid = 'queue'::regclass AND attname = 'body'`).Scan(&storage); err != nil {
+		t.Fatal(err)
+	}
+	if storage != "e" {
+		t.Fatalf("queue.body storage %q, want e (external, uncompressed)", storage)
+	}
+}
+
+// TestConcurrentApply starts several appliers at once, as several relay
+// instances starting together would: each step runs exactly once.
+func TestConcurrentApply(t *testing.T) {
+	pool := emptyDB(t)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	ran := make([]int, 4)
+	errs := make([]error, 4)
+	for i := range ran {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			ran[i], errs[i] = migrations.Apply(ctx, pool)
+		}(i)
+	}
+	wg.Wait()
+	total := 0
+	for i := range ran {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		total += ran[i]
+	}
+	if total != migrations.Latest() {
+		t.Fatalf("steps ran %d times in all, want %d", total, migrations.Latest())
+	}
+	v, err := migrations.Version(ctx, pool)
+	if err != nil || v != migrations.Latest() {
+		t.Fatalf("version %d %v", v, err)
+	}
+	if n, err := migrations.Apply(ctx, pool); n != 0 || err != nil {
+		t.Fatalf("second apply ran %d: %v", n, err)
+	}
+}

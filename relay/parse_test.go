@@ -1,0 +1,94 @@
+package relay
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestParseLastEventID(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		head int64
+		want int64
+		ok   bool
+	}{
+		{"", 7, 0, true}, {"0", 7, 0, true}, {"7", 7, 7, true}, {"3", 7, 3, true},
+		{"8", 7, 0, false}, {"-1", 7, 0, false}, {"+3", 7, 0, false}, {"03", 7, 0, false},
+		{" 3", 7, 0, false}, {"3.0", 7, 0, false}, {"abc", 7, 0, false}, {"99999999999999999999", 7, 0, false},
+	} {
+		got, err := parseLastEventID(tc.in, tc.head)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("parseLastEventID(%q, %d) = %d, %v", tc.in, tc.head, got, err)
+		}
+		var ae *apiError
+		if err != nil && (!errors.As(err, &ae) || ae.code != "bad_last_event_id") {
+			t.Errorf("parseLastEventID(%q): error %v has no stable code", tc.in, err)
+		}
+	}
+}
+
+func FuzzParseLastEventID(f *testing.F) {
+	for _, s := range []string{"", "0", "7", "-1", "03", "abc", "99999999999999999999", "1e3"} {
+		f.Add(s, int64(7))
+	}
+	f.Fuzz(func(t *testing.T, s string, head int64) {
+		if head < 0 {
+			head = -head
+		}
+		n, err := parseLastEventID(s, head)
+		if err != nil {
+			var ae *apiError
+			if !errors.As(err, &ae) || ae.status != 400 || ae.code != "bad_last_event_id" {
+				t.Fatalf("%q: error %v is not a 400 bad_last_event_id", s, err)
+			}
+			return
+		}
+		if n < 0 || n > head {
+			t.Fatalf("%q: accepted %d outside 0..%d", s, n, head)
+		}
+	})
+}
+
+func TestParseAck(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		code string
+	}{
+		{`{"upTo": 5}`, 5, ""}, {`{"upTo": 0}`, 0, ""},
+		{`{}`, 0, "bad_ack"}, {`{"upTo": null}`, 0, "bad_ack"}, {`{"upTo": -2}`, 0, "bad_ack"},
+		{`{"upTo": "5"}`, 0, "bad_json"}, {`{"upTo": 1.5}`, 0, "bad_json"}, {`{"upTo": 1e30}`, 0, "bad_json"},
+		{`[`, 0, "bad_json"}, {``, 0, "bad_json"},
+	} {
+		got, err := parseAck([]byte(tc.in))
+		var ae *apiError
+		code := ""
+		if errors.As(err, &ae) {
+			code = ae.code
+		} else if err != nil {
+			t.Errorf("parseAck(%s): untyped error %v", tc.in, err)
+		}
+		if got != tc.want || code != tc.code {
+			t.Errorf("parseAck(%s) = %d, %q; want %d, %q", tc.in, got, code, tc.want, tc.code)
+		}
+	}
+}
+
+func FuzzParseAck(f *testing.F) {
+	for _, s := range []string{`{"upTo": 5}`, `{}`, `{"upTo": -1}`, `{"upTo": "5"}`, `[`, `{"upTo": 1, "upTo": 2}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n, err := parseAck(data)
+		if err != nil {
+			var ae *apiError
+			if !errors.As(err, &ae) || ae.status != 400 {
+				t.Fatalf("%q: error %v is not a 400 with a code", data, err)
+			}
+			return
+		}
+		if n < 0 {
+			t.Fatalf("%q: accepted negative upTo %d", data, n)
+		}
+	})
+}
