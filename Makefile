@@ -4,7 +4,7 @@
 GO ?= go
 PG := scripts/pgcluster.sh
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
-FUZZTIME ?= 5s
+FUZZTIME ?= 10s
 
 .PHONY: run test check fuzz build pg-stop pg-status clean
 

@@ -45,7 +45,6 @@ var (
 	errIDConflict       = newError(http.StatusConflict, "id_conflict", "this envelope id was already used for a different envelope; send it with a new id")
 	errNotFound         = newError(http.StatusNotFound, "not_found", "no such endpoint")
 	errMethodNotAllowed = newError(http.StatusMethodNotAllowed, "method_not_allowed", "this endpoint does not take this method")
-	errUnavailable      = newError(http.StatusServiceUnavailable, "unavailable", "the relay is shutting down; reconnect")
 )
 
 func badRequest(code, format string, args ...any) *apiError {

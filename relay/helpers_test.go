@@ -57,13 +57,11 @@ type testServer struct {
 
 type option func(*relay.Config)
 
-func withRate(n int) option                   { return func(c *relay.Config) { c.RatePerMinute = n } }
-func withPing(d time.Duration) option         { return func(c *relay.Config) { c.PingInterval = d } }
-func withRealClock() option                   { return func(c *relay.Config) { c.Now = nil } }
-func withOrigins(origins ...string) option    { return func(c *relay.Config) { c.Origins = origins } }
-func withMaxBody(n int) option                { return func(c *relay.Config) { c.MaxBody = n } }
-func withLogger(l *slog.Logger) option        { return func(c *relay.Config) { c.Logger = l } }
-func withConfig(f func(*relay.Config)) option { return f }
+func withRate(n int) option                { return func(c *relay.Config) { c.RatePerMinute = n } }
+func withPing(d time.Duration) option      { return func(c *relay.Config) { c.PingInterval = d } }
+func withRealClock() option                { return func(c *relay.Config) { c.Now = nil } }
+func withOrigins(origins ...string) option { return func(c *relay.Config) { c.Origins = origins } }
+func withMaxBody(n int) option             { return func(c *relay.Config) { c.MaxBody = n } }
 
 // cheapArgon2 keeps tests fast; the production costs are in ADR 0005.
 var cheapArgon2 = devices.Argon2Params{Memory: 64, Time: 1, Threads: 1}

@@ -76,13 +76,6 @@ func (h *hub) stop(device, reason string) {
 	}
 }
 
-// count is the number of open streams.
-func (h *hub) count() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.streams)
-}
-
 func (s *stream) end(reason string) {
 	s.once.Do(func() {
 		s.reason = reason

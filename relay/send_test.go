@@ -356,3 +356,22 @@ func TestContactsBothWays(t *testing.T) {
 	_, err := relayclient.New(s.URL).Contacts(ctx)
 	wantCode(t, err, "unauthenticated")
 }
+
+func TestOriginAllowlist(t *testing.T) {
+	s := newTestServer(t, withOrigins("https://chat.example", "HTTPS://Other.Example:8443"))
+	ctx := context.Background()
+	c := relayclient.New(s.URL)
+	// The base URL is not on a configured list.
+	wantCode(t, c.Register(ctx, "alice", password, newKey(t)), "origin_forbidden")
+	c.Origin = "https://chat.example"
+	if err := c.Register(ctx, "alice", password, newKey(t)); err != nil {
+		t.Fatal(err)
+	}
+	c.Origin = "https://other.example:8443" // origins compare case-insensitively
+	if _, err := c.AddDevice(ctx, "d", newKey(t)); err != nil {
+		t.Fatal(err)
+	}
+	c.Origin = "https://chat.example.evil.example"
+	_, err := c.AddDevice(ctx, "d", newKey(t))
+	wantCode(t, err, "origin_forbidden")
+}

@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 
 // startRelay runs the real binary on a fresh database and returns its URL
 // as the binary printed it.
-func startRelay(t *testing.T, args ...string) (*exec.Cmd, string) {
+func startRelay(t testing.TB, args ...string) (*exec.Cmd, string) {
 	t.Helper()
 	db := testdb.New(t)
 	cmd := exec.Command(binary, append([]string{"--listen", "127.0.0.1:0"}, args...)...)
