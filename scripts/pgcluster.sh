@@ -48,7 +48,7 @@ owner=$(id -un)
 as_owner() { "$@"; }
 if [ "$(id -u)" -eq 0 ]; then
 	owner=postgres
-	as_owner() { runuser -u "$owner" -- "$@"; }
+	as_owner() { (cd / && runuser -u "$owner" -- "$@"); }
 fi
 
 # resolve_dir moves the cluster to a folder in the temporary directory,
