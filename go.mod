@@ -3,18 +3,21 @@ module relay
 go 1.26.8
 
 require (
+	github.com/jackc/pgx/v5 v5.13.0
+	github.com/julienschmidt/httprouter v1.3.0
+	github.com/oklog/ulid/v2 v2.1.2
+	github.com/r3labs/sse/v2 v2.10.0
+	golang.org/x/crypto v0.59.0
+	golang.org/x/time v0.16.0
+	gopkg.in/cenkalti/backoff.v1 v1.1.0
+)
+
+require (
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
-	github.com/jackc/pgx/v5 v5.13.0 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
-	github.com/julienschmidt/httprouter v1.3.0 // indirect
-	github.com/oklog/ulid/v2 v2.1.2 // indirect
-	github.com/r3labs/sse/v2 v2.10.0 // indirect
-	golang.org/x/crypto v0.59.0 // indirect
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
-	golang.org/x/time v0.16.0 // indirect
-	gopkg.in/cenkalti/backoff.v1 v1.1.0 // indirect
 )
