@@ -13,8 +13,10 @@ run:
 	@url="$${DATABASE_URL:-$$($(PG) url relay)}" && \
 	DATABASE_URL="$$url" $(GO) run ./cmd/relay $(ARGS)
 
-## test: run every test against a fresh database per test
+## test: run every test against a fresh database per test, and the web
+## client's tests in headless Chromium (installed when missing)
 test:
+	@scripts/ensure-chromium.sh
 	@url="$${RELAY_TEST_DATABASE_URL:-$$($(PG) url)}" && \
 	RELAY_TEST_DATABASE_URL="$$url" $(GO) test -race -count=1 ./...
 

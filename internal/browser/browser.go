@@ -1,0 +1,83 @@
+// Package browser starts headless Chromium for the web client's tests, one
+// fresh profile per call, so that separate profiles are separate devices.
+//
+// A missing browser fails the test with a clear message; it never skips.
+// `make test` installs Debian's chromium package when it is missing.
+package browser
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Path returns the Chromium binary: $CHROMIUM, or chromium on the PATH.
+func Path(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatal("browser: Chromium is not installed; run `make test` (it installs Debian's chromium package) or set CHROMIUM")
+	return ""
+}
+
+// Profile is one browser with its own profile directory.
+type Profile struct {
+	Ctx    context.Context // the first tab
+	cancel context.CancelFunc
+	alloc  context.Context
+}
+
+// New starts a browser with a fresh profile, closed when the test ends.
+func New(t testing.TB) *Profile {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(Path(t)),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Headless,
+		chromedp.NoSandbox, // the tests run as root
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.WindowSize(1100, 800),
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(alloc)
+	// The first action starts the browser; no timeout on it, because a
+	// timeout on the first call would stop the whole browser later.
+	if err := chromedp.Do(ctx); err != nil {
+		cancel()
+		cancelAlloc()
+		t.Fatalf("browser: starting Chromium: %v", err)
+	}
+	p := &Profile{Ctx: ctx, cancel: func() { cancel(); cancelAlloc() }, alloc: alloc}
+	t.Cleanup(p.cancel)
+	return p
+}
+
+// NewTab opens another tab of the same profile.
+func (p *Profile) NewTab(t testing.TB) context.Context {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(p.Ctx)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("browser: new tab: %v", err)
+	}
+	return ctx
+}
+
+// Close ends the browser now.
+func (p *Profile) Close() { p.cancel() }

@@ -1,0 +1,216 @@
+// crypto.js: the envelope cryptography of the web client, with WebCrypto.
+// docs/crypto.md is the specification; relayclient/seal is the Go twin, and
+// both pass the known-answer vectors in relayclient/seal/testdata/vectors.json.
+// Nothing here talks to the network: keys and plaintext never leave it.
+
+const te = new TextEncoder();
+const td = new TextDecoder('utf-8', { fatal: true });
+const subtle = crypto.subtle;
+
+export const SALT = te.encode('relay/v1 hkdf salt');
+export const IV_SIZE = 12;
+export const TAG_SIZE = 16;
+export const MAX_RECORD = 65536 - IV_SIZE - TAG_SIZE - 4;
+export const LINK_PLAINTEXT_SIZE = 32 + 65;
+export const LINK_BODY_SIZE = IV_SIZE + LINK_PLAINTEXT_SIZE + TAG_SIZE;
+export const BUCKETS = [256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536 - IV_SIZE - TAG_SIZE];
+
+// ---- encodings ----
+
+export function b64encode(bytes) {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    s += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(s);
+}
+
+export function b64decode(s) {
+  const bin = atob(s);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+function b64url(bytes) {
+  return b64encode(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function unb64url(s) {
+  s = s.replace(/-/g, '+').replace(/_/g, '/');
+  while (s.length % 4) s += '=';
+  return b64decode(s);
+}
+
+export function hex(bytes) {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+export function unhex(s) {
+  const out = new Uint8Array(s.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(s.substr(i * 2, 2), 16);
+  return out;
+}
+
+function concat(...parts) {
+  const n = parts.reduce((a, p) => a + p.length, 0);
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const p of parts) { out.set(p, o); o += p.length; }
+  return out;
+}
+
+function equal(a, b) {
+  if (a.length !== b.length) return false;
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d |= a[i] ^ b[i];
+  return d === 0;
+}
+
+// ---- keys ----
+
+const ECDH = { name: 'ECDH', namedCurve: 'P-256' };
+
+// generateKeyPair makes an ECDH P-256 key pair. The private key is
+// extractable only so that an account key can be sealed to a new device.
+export async function generateKeyPair() {
+  return subtle.generateKey(ECDH, true, ['deriveBits']);
+}
+
+export async function exportPublic(key) {
+  return new Uint8Array(await subtle.exportKey('raw', key));
+}
+
+export async function importPublic(raw) {
+  return subtle.importKey('raw', raw, ECDH, true, []);
+}
+
+// importPrivate builds a private key from its scalar and public point.
+export async function importPrivate(d, pub, extractable = true) {
+  const jwk = { kty: 'EC', crv: 'P-256', d: b64url(d), x: b64url(pub.subarray(1, 33)), y: b64url(pub.subarray(33, 65)), ext: true };
+  return subtle.importKey('jwk', jwk, ECDH, extractable, ['deriveBits']);
+}
+
+export async function exportPrivateScalar(key) {
+  const jwk = await subtle.exportKey('jwk', key);
+  return unb64url(jwk.d);
+}
+
+async function hkdf(shared, info) {
+  const ikm = await subtle.importKey('raw', shared, 'HKDF', false, ['deriveBits']);
+  return new Uint8Array(await subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: SALT, info: te.encode(info) }, ikm, 256));
+}
+
+async function ecdhBits(priv, theirPubRaw) {
+  const pub = await importPublic(theirPubRaw);
+  return new Uint8Array(await subtle.deriveBits({ name: 'ECDH', public: pub }, priv, 256));
+}
+
+// conversationKeyBytes derives the 32-byte key of the conversation between
+// me and them. The usernames are sorted, so both sides get the same key.
+export async function conversationKeyBytes(priv, theirPubRaw, me, them) {
+  const [a, b] = [me, them].sort();
+  return hkdf(await ecdhBits(priv, theirPubRaw), `relay/v1 conversation\u0000${a}\u0000${b}`);
+}
+
+export async function linkKeyBytes(priv, theirDevicePubRaw, fromDevice, toDevice) {
+  return hkdf(await ecdhBits(priv, theirDevicePubRaw), `relay/v1 link\u0000${fromDevice}\u0000${toDevice}`);
+}
+
+export async function aesKey(bytes) {
+  return subtle.importKey('raw', bytes, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']);
+}
+
+export function aad(id, from, to) {
+  return te.encode(`relay/v1 envelope\u0000${id}\u0000${from}\u0000${to}`);
+}
+
+// ---- records ----
+
+export function pad(record) {
+  const n = 4 + record.length;
+  const size = BUCKETS.find((b) => n <= b);
+  if (!size) throw new Error('record too long');
+  const out = new Uint8Array(size);
+  new DataView(out.buffer).setUint32(0, record.length);
+  out.set(record, 4);
+  return out;
+}
+
+export function unpad(p) {
+  if (!BUCKETS.includes(p.length)) throw new Error('bad padding');
+  const n = new DataView(p.buffer, p.byteOffset, p.byteLength).getUint32(0);
+  if (n > p.length - 4) throw new Error('bad padding');
+  for (let i = 4 + n; i < p.length; i++) if (p[i] !== 0) throw new Error('bad padding');
+  return p.subarray(4, 4 + n);
+}
+
+export function randomIV() {
+  return crypto.getRandomValues(new Uint8Array(IV_SIZE));
+}
+
+// seal encrypts a record (a string of JSON) into an envelope body.
+export async function seal(key, iv, id, from, to, record) {
+  const ct = await subtle.encrypt({ name: 'AES-GCM', iv, additionalData: aad(id, from, to) }, key, pad(te.encode(record)));
+  return concat(iv, new Uint8Array(ct));
+}
+
+async function openRaw(key, additionalData, body) {
+  if (body.length < IV_SIZE + TAG_SIZE) throw new Error('could not decrypt');
+  try {
+    return new Uint8Array(await subtle.decrypt({ name: 'AES-GCM', iv: body.subarray(0, IV_SIZE), additionalData }, key, body.subarray(IV_SIZE)));
+  } catch {
+    throw new Error('could not decrypt');
+  }
+}
+
+// open decrypts an envelope body and returns its record string.
+export async function open(key, id, from, to, body) {
+  return td.decode(unpad(await openRaw(key, aad(id, from, to), body)));
+}
+
+export function isLink(body) {
+  return body.length === LINK_BODY_SIZE;
+}
+
+export async function sealLink(key, iv, id, username, accountPriv, accountPub) {
+  const d = await exportPrivateScalar(accountPriv);
+  const ct = await subtle.encrypt({ name: 'AES-GCM', iv, additionalData: aad(id, username, username) }, key, concat(d, accountPub));
+  return concat(iv, new Uint8Array(ct));
+}
+
+// openLink returns the account private key inside a link envelope, after
+// checking it belongs to the account public key the link code covered.
+export async function openLink(key, id, username, body, accountPub) {
+  const p = await openRaw(key, aad(id, username, username), body);
+  if (p.length !== LINK_PLAINTEXT_SIZE) throw new Error('could not decrypt');
+  const d = p.subarray(0, 32);
+  const pub = p.subarray(32);
+  if (!equal(pub, accountPub)) throw new Error('the key sent is not this account\'s key');
+  const priv = await importPrivate(d, pub);
+  // importKey checks d against x and y: a mismatched pair is refused.
+  return priv;
+}
+
+// ---- codes ----
+
+async function sha256(bytes) {
+  return new Uint8Array(await subtle.digest('SHA-256', bytes));
+}
+
+function digits(sum, n, group) {
+  const s = (BigInt('0x' + hex(sum)) % (10n ** BigInt(n))).toString().padStart(n, '0');
+  const parts = [];
+  for (let i = 0; i < n; i += group) parts.push(s.slice(i, i + group));
+  return parts.join(' ');
+}
+
+export async function linkCode(accountPub, devicePub) {
+  return digits(await sha256(concat(te.encode('relay/v1 link code\u0000'), accountPub, devicePub)), 16, 4);
+}
+
+export async function safetyCode(userA, pubA, userB, pubB) {
+  if (userA > userB) [userA, pubA, userB, pubB] = [userB, pubB, userA, pubA];
+  const data = concat(te.encode(`relay/v1 safety code\u0000${userA}\u0000`), pubA, te.encode(`\u0000${userB}\u0000`), pubB);
+  return digits(await sha256(data), 30, 5);
+}
