@@ -1,0 +1,242 @@
+package webclient_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"relay/devices"
+	"relay/internal/browser"
+	"relay/internal/testdb"
+	"relay/relay"
+)
+
+// liveRelay is a relay on a real PostgreSQL database, served on a fixed
+// loopback port so that it can be stopped and started again at the same
+// address, as a browser would see a relay restart.
+type liveRelay struct {
+	t    *testing.T
+	URL  string
+	addr string
+	Pool *pgxpool.Pool
+
+	mu  sync.Mutex // guards srv, hs
+	srv *relay.Server
+	hs  *http.Server
+}
+
+func startRelay(t *testing.T) *liveRelay {
+	t.Helper()
+	pool, _ := testdb.Pool(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &liveRelay{t: t, URL: "http://" + ln.Addr().String(), addr: ln.Addr().String(), Pool: pool}
+	r.serve(ln)
+	t.Cleanup(r.Stop)
+	return r
+}
+
+func (r *liveRelay) serve(ln net.Listener) {
+	srv, err := relay.New(relay.Config{
+		Pool: r.Pool, BaseURL: r.URL, RatePerMinute: 1000,
+		Argon2: devices.Argon2Params{Memory: 64, Time: 1, Threads: 1},
+	})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	hs := &http.Server{Handler: srv.Handler()}
+	go hs.Serve(ln)
+	r.mu.Lock()
+	r.srv, r.hs = srv, hs
+	r.mu.Unlock()
+}
+
+// Stop takes the relay down: streams end and the port stops answering.
+func (r *liveRelay) Stop() {
+	r.mu.Lock()
+	srv, hs := r.srv, r.hs
+	r.srv, r.hs = nil, nil
+	r.mu.Unlock()
+	if srv == nil {
+		return
+	}
+	hs.Close() // drops every connection, streams included, like a crash
+	srv.Close()
+}
+
+// Start brings the relay back at the same address.
+func (r *liveRelay) Start() {
+	var ln net.Listener
+	var err error
+	for i := 0; i < 50; i++ {
+		if ln, err = net.Listen("tcp", r.addr); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		r.t.Fatalf("restarting the relay on %s: %v", r.addr, err)
+	}
+	r.serve(ln)
+}
+
+func (r *liveRelay) count(query string, args ...any) int {
+	r.t.Helper()
+	var n int
+	if err := r.Pool.QueryRow(context.Background(), query, args...).Scan(&n); err != nil {
+		r.t.Fatal(err)
+	}
+	return n
+}
+
+// tab is one browser tab on the relay's page.
+type tab struct {
+	t   *testing.T
+	ctx context.Context
+}
+
+func (r *liveRelay) openTab(t *testing.T, ctx context.Context) *tab {
+	t.Helper()
+	tb := &tab{t: t, ctx: ctx}
+	tb.do(chromedp.Navigate(r.URL + "/"))
+	return tb
+}
+
+// newProfile opens a fresh browser profile (a new device) on the relay.
+func (r *liveRelay) newProfile(t *testing.T) (*browser.Profile, *tab) {
+	t.Helper()
+	p := browser.New(t)
+	return p, r.openTab(t, p.Ctx)
+}
+
+func (tb *tab) do(steps ...chromedp.Action[chromedp.Void]) {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		tb.t.Fatalf("browser: %v", err)
+	}
+}
+
+// eval runs a script and decodes its JSON result into T.
+func eval[T any](tb *tab, script string) T {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, 30*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](script, chromedp.EvalAwaitPromise))
+	if err != nil {
+		tb.t.Fatalf("browser: %s: %v", script, err)
+	}
+	return v
+}
+
+// waitFor polls a JavaScript condition until it is truthy, for up to
+// 20 seconds, and fails the test with what describes it otherwise.
+func (tb *tab) waitFor(what, cond string) {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, 25*time.Second)
+	defer cancel()
+	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(20*time.Second)))
+	if err != nil {
+		tb.screenshot(strings.ReplaceAll(what, " ", "-"))
+		state, _ := chromedp.Run(tb.ctx, chromedp.Evaluate[string](`(async () => { const s = await import('/sync.js'); const db = await import('/db.js'); return JSON.stringify({conn: s.connection(), owner: s.isOwner(), linked: s.isLinked(), cursor: await db.getMeta('cursor'), bar: document.getElementById('conn-bar').textContent}); })()`, chromedp.EvalAwaitPromise))
+		tb.t.Logf("client state: %s", state)
+		tb.t.Fatalf("waiting for %s (%s): %v", what, cond, err)
+	}
+}
+
+func js(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+const password = "correct horse battery"
+
+func (tb *tab) fillAuth(user string) {
+	tb.t.Helper()
+	tb.waitFor("the auth form", `document.getElementById('auth-username')`)
+	tb.do(chromedp.SetValue(chromedp.ID("auth-username"), user), chromedp.SetValue(chromedp.ID("auth-password"), password))
+}
+
+// register creates an account in this tab and waits for the chat list.
+func (tb *tab) register(user string) {
+	tb.t.Helper()
+	tb.waitFor("the auth form", `document.getElementById('tab-register')`)
+	tb.do(chromedp.Click(chromedp.ID("tab-register")))
+	tb.fillAuth(user)
+	tb.do(chromedp.Click(chromedp.ID("register-btn")))
+	tb.waitFor("the chat list", `document.getElementById('new-chat-username')`)
+	tb.waitFor("the stream", `document.getElementById('conn-bar').hidden`)
+}
+
+// login logs in on a new device: it waits to be linked and shows the code.
+func (tb *tab) login(user string) string {
+	tb.t.Helper()
+	tb.fillAuth(user)
+	tb.do(chromedp.Click(chromedp.ID("login-btn")))
+	tb.waitFor("the link code", `document.getElementById('link-code')`)
+	return eval[string](tb, `document.getElementById('link-code').textContent`)
+}
+
+func (tb *tab) openChat(peer string) {
+	tb.t.Helper()
+	eval[chromedp.Void](tb, `location.hash = '#/chat/' + `+js(peer))
+	tb.waitFor("the chat with "+peer, `document.getElementById('chat-title') && document.getElementById('composer')`)
+}
+
+// send types a message and presses Enter.
+func (tb *tab) send(text string) {
+	tb.t.Helper()
+	tb.do(chromedp.SendKeys(chromedp.ID("composer"), text+kb.Enter))
+}
+
+// messages returns the texts shown in the open chat, in order.
+func (tb *tab) messages() []string {
+	tb.t.Helper()
+	return eval[[]string](tb, `[...document.querySelectorAll('#messages .msg')].map(e => e.firstChild.textContent)`)
+}
+
+func (tb *tab) waitMessage(text string) {
+	tb.t.Helper()
+	tb.waitFor("message "+js(text), `[...document.querySelectorAll('#messages .msg')].some(e => e.firstChild.textContent === `+js(text)+`)`)
+}
+
+// screenshot saves the page as a PNG artefact in $RELAY_ARTIFACTS (default
+// .artifacts/ at the top of the checkout) and returns its path.
+func (tb *tab) screenshot(name string) string {
+	dir := os.Getenv("RELAY_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join("..", ".artifacts")
+	}
+	_ = os.MkdirAll(dir, 0o755)
+	ctx, cancel := context.WithTimeout(tb.ctx, 15*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		tb.t.Logf("screenshot %s: %v", name, err)
+		return ""
+	}
+	path := filepath.Join(dir, fmt.Sprintf("%s-%s.png", tb.t.Name(), name))
+	path = strings.ReplaceAll(path, "/", string(filepath.Separator))
+	if err := os.WriteFile(filepath.Clean(path), png, 0o644); err != nil {
+		tb.t.Logf("screenshot %s: %v", name, err)
+	}
+	tb.t.Logf("screenshot: %s", path)
+	return path
+}
+
+func sleep() { time.Sleep(50 * time.Millisecond) }

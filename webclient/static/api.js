@@ -1,0 +1,53 @@
+// api.js: the relay's HTTP API (docs/protocol.md) for the browser. The
+// session cookie travels by itself; the device id goes in X-Device.
+
+export class ApiError extends Error {
+  constructor(status, code, message, extra = {}) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    Object.assign(this, extra);
+  }
+}
+
+let deviceId = null;
+
+export function setDevice(id) {
+  deviceId = id;
+}
+
+async function call(method, path, body) {
+  const headers = {};
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (deviceId) headers['X-Device'] = deviceId;
+  let resp;
+  try {
+    resp = await fetch(path, {
+      method, headers, credentials: 'same-origin', cache: 'no-store',
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (e) {
+    throw new ApiError(0, 'network', 'The relay could not be reached. Check your connection.');
+  }
+  if (resp.status === 204) return null;
+  let data = null;
+  try { data = await resp.json(); } catch { /* not JSON */ }
+  if (!resp.ok) {
+    const extra = {};
+    if (resp.headers.get('Retry-After')) extra.retryAfter = Number(resp.headers.get('Retry-After'));
+    if (data && data.serverTime) extra.serverTime = data.serverTime;
+    throw new ApiError(resp.status, (data && data.error) || 'http_error', (data && data.message) || resp.statusText, extra);
+  }
+  return data;
+}
+
+export const register = (username, password, publicKey) => call('POST', '/api/accounts', { username, password, publicKey });
+export const login = (username, password) => call('POST', '/api/sessions', { username, password });
+export const logout = () => call('DELETE', '/api/sessions');
+export const lookup = (username) => call('GET', '/api/accounts/' + encodeURIComponent(username));
+export const addDevice = (name, publicKey) => call('POST', '/api/devices', { name, publicKey });
+export const devices = () => call('GET', '/api/devices');
+export const revoke = (id) => call('DELETE', '/api/devices/' + encodeURIComponent(id));
+export const contacts = () => call('GET', '/api/contacts');
+export const send = (id, to, body) => call('POST', '/api/messages', { id, to, body });
+export const ack = (upTo) => call('POST', '/api/ack', { upTo });

@@ -1,0 +1,386 @@
+// app.js: the screens of the web client. It reads IndexedDB through db.js
+// and changes things only through sync.js. Every text a person sees is
+// set with textContent: nothing received is ever parsed as HTML.
+
+import * as db from './db.js';
+import * as sync from './sync.js';
+import * as api from './api.js';
+
+const view = document.getElementById('view');
+const nav = document.getElementById('nav');
+const bar = document.getElementById('conn-bar');
+let current = null; // {name, arg}
+let openChatName = null;
+let newDividerAt = null; // the first unread message id when the chat opened
+
+// el builds an element: el('p', {class: 'x'}, 'text', child, …).
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'onclick' || k === 'onsubmit' || k === 'onkeydown') e.addEventListener(k.slice(2), v);
+    else if (k === 'class') e.className = v;
+    else e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+// Screens render asynchronously (they read IndexedDB). renderGen makes the
+// render that started last win, so an older read never overwrites a newer.
+let renderGen = 0;
+
+function show(gen, ...nodes) {
+  if (gen !== renderGen) return false;
+  view.replaceChildren(...nodes);
+  return true;
+}
+
+function fmtTime(ts) {
+  return new Date(ts).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+}
+
+function fmtDay(ts) {
+  const d = new Date(ts);
+  const today = new Date();
+  const yesterday = new Date(Date.now() - 864e5);
+  if (d.toDateString() === today.toDateString()) return 'Today';
+  if (d.toDateString() === yesterday.toDateString()) return 'Yesterday';
+  return d.toLocaleDateString([], { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' });
+}
+
+// ---- connection bar ----
+
+const connTexts = {
+  connecting: 'Connecting to the relay…',
+  down: 'No connection to the relay. Trying again…',
+  replaced: 'This device is connected in another window. Messages arrive there.',
+  revoked: 'This device was removed from your account. Log out and log in again to use it.',
+  loggedout: 'Your session ended. Log in again.',
+};
+
+function renderBar() {
+  const state = sync.connection();
+  if (!sync.me() || state === 'open') {
+    bar.hidden = true;
+    bar.textContent = '';
+    return;
+  }
+  bar.hidden = false;
+  bar.textContent = connTexts[state] || connTexts.down;
+  bar.dataset.state = state;
+  if (state === 'replaced') {
+    bar.append(' ', el('button', { type: 'button', onclick: () => location.reload() }, 'Use this window'));
+  }
+}
+
+// ---- screens ----
+
+function authScreen(mode = 'login', error = '') {
+  const gen = ++renderGen;
+  const user = el('input', { id: 'auth-username', name: 'username', autocomplete: 'username', required: true, pattern: '[a-z0-9_]{3,32}', 'aria-describedby': 'auth-hint' });
+  const pass = el('input', { id: 'auth-password', name: 'password', type: 'password', autocomplete: mode === 'login' ? 'current-password' : 'new-password', required: true, minlength: 8 });
+  const err = el('p', { id: 'auth-error', class: 'error', role: 'alert' }, error);
+  const submit = el('button', { type: 'submit', class: 'primary', id: mode === 'login' ? 'login-btn' : 'register-btn' }, mode === 'login' ? 'Log in' : 'Create account');
+  const form = el('form', {
+    onsubmit: async (e) => {
+      e.preventDefault();
+      submit.disabled = true;
+      err.textContent = mode === 'login' ? 'Logging in…' : 'Creating your keys and account…';
+      try {
+        if (mode === 'login') await sync.loginAccount(user.value.trim(), pass.value);
+        else await sync.registerAccount(user.value.trim(), pass.value);
+        pass.value = '';
+        startSession();
+      } catch (ex) {
+        err.textContent = ex.message || String(ex);
+        submit.disabled = false;
+      }
+    },
+  },
+  el('label', { for: 'auth-username' }, 'Username'), user,
+  el('p', { id: 'auth-hint', class: 'muted' }, '3 to 32 characters: a–z, 0–9 and _'),
+  el('label', { for: 'auth-password' }, 'Password'), pass,
+  el('p', {}, submit), err);
+  const tab = (m, label) => el('button', { type: 'button', role: 'tab', id: 'tab-' + m, 'aria-selected': String(mode === m), onclick: () => authScreen(m) }, label);
+  show(gen, el('section', { class: 'card', 'aria-labelledby': 'auth-title' },
+    el('h2', { id: 'auth-title' }, mode === 'login' ? 'Log in' : 'Create an account'),
+    el('div', { class: 'tabs', role: 'tablist' }, tab('login', 'Log in'), tab('register', 'Create account')),
+    form,
+    el('p', { class: 'muted' }, 'Your messages are encrypted in this browser. The relay only ever stores ciphertext.')));
+  user.focus();
+}
+
+async function waitingScreen() {
+  const gen = ++renderGen;
+  const code = await sync.linkCode();
+  show(gen, el('section', { class: 'card', id: 'waiting' },
+    el('h2', {}, 'Waiting to be linked'),
+    el('p', {}, 'This browser is a new device of ', el('strong', {}, sync.me()), '. To read and send messages here, it needs your account key from a device where you are already logged in.'),
+    el('ol', {},
+      el('li', {}, 'On that device, open Devices.'),
+      el('li', {}, 'Find this device and check that it shows the same code:'),
+    ),
+    el('p', { class: 'code', id: 'link-code', 'aria-label': 'Verification code' }, code),
+    el('ol', { start: 3 }, el('li', {}, 'If the codes match, press Approve there. This page continues by itself.')),
+    el('p', { class: 'muted' }, 'History on this device starts when it was added: messages from before stay on your other devices.')));
+}
+
+async function chatsScreen() {
+  const gen = ++renderGen;
+  const chats = (await db.getChats()).filter((c) => c.username !== sync.me() || c.lastTs);
+  const input = el('input', { id: 'new-chat-username', 'aria-label': 'Username to write to', placeholder: 'username', autocomplete: 'off' });
+  const err = el('p', { class: 'error', role: 'alert', id: 'new-chat-error' });
+  const form = el('form', {
+    class: 'row',
+    onsubmit: async (e) => {
+      e.preventDefault();
+      const u = input.value.trim();
+      if (!/^[a-z0-9_]{3,32}$/.test(u)) {
+        err.textContent = 'A username is 3 to 32 characters: a–z, 0–9 and _.';
+        return;
+      }
+      try {
+        await api.lookup(u);
+        location.hash = '#/chat/' + u;
+      } catch (ex) {
+        err.textContent = ex.code === 'unknown_account' ? `There is no account named ${u}.` : ex.message;
+      }
+    },
+  }, el('div', {}, el('label', { for: 'new-chat-username' }, 'New chat'), input), el('button', { type: 'submit', id: 'new-chat-btn', class: 'primary' }, 'Open'));
+  const list = el('ul', { class: 'plain', id: 'chat-list', 'aria-label': 'Chats' });
+  for (const c of chats) {
+    list.append(el('li', { class: 'chat-item', 'data-user': c.username },
+      el('a', { href: '#/chat/' + c.username },
+        el('span', {}, el('span', { class: 'name' }, c.username === sync.me() ? 'Notes to self' : c.username), el('br'), el('span', { class: 'preview' }, c.preview || '')),
+        c.unread ? el('span', { class: 'unread', 'aria-label': `${c.unread} unread` }, String(c.unread)) : null)));
+  }
+  show(gen, el('section', { class: 'card' }, form, err),
+    el('section', { class: 'card' }, el('h2', {}, 'Chats'), chats.length ? list : el('p', { class: 'muted', id: 'no-chats' }, 'No chats yet. Write to someone by their username.')));
+}
+
+function messageNode(m) {
+  const cls = ['msg', m.dir, m.status === 'failed' ? 'failed' : '', m.undecryptable ? 'undecryptable' : ''].filter(Boolean).join(' ');
+  const status = m.dir === 'out' ? ({ pending: 'sending…', sent: 'sent', failed: 'not sent' }[m.status] || '') : '';
+  const node = el('li', { class: cls, 'data-id': m.id, 'data-status': m.status },
+    m.undecryptable ? 'Could not decrypt this message.' : m.text,
+    el('span', { class: 'meta' }, fmtTime(m.ts), status ? ' · ' : '', status ? el('span', { class: 'status' }, status) : null));
+  if (m.error && m.status !== 'sent') {
+    node.append(el('span', { class: 'error', role: 'alert' }, m.error.text));
+    if (m.status === 'failed') node.append(' ', el('button', { type: 'button', class: 'retry', onclick: () => sync.retry(m.id) }, 'Retry'));
+  }
+  return node;
+}
+
+// chatDom holds the open chat's live parts, so that updates replace the
+// message list and keep what is being typed in the composer.
+let chatDom = null;
+
+async function chatScreen(username, opening) {
+  const gen = ++renderGen;
+  const ch = await db.getChat(username);
+  if (opening) {
+    newDividerAt = null;
+    if (ch && ch.unread) {
+      const msgs = await db.getMessages(username);
+      const first = msgs.find((m) => m.dir === 'in' && m.id > (ch.readUpTo || ''));
+      newDividerAt = first ? first.id : null;
+    }
+  }
+  const msgs = await db.getMessages(username);
+  const items = [];
+  let day = '';
+  for (const m of msgs) {
+    const d = fmtDay(m.ts);
+    if (d !== day) {
+      day = d;
+      items.push(el('li', { class: 'day-sep', role: 'separator' }, d));
+    }
+    if (m.id === newDividerAt) items.push(el('li', { class: 'new-divider', role: 'separator' }, 'New messages'));
+    items.push(messageNode(m));
+  }
+  if (!msgs.length) items.push(el('li', { class: 'muted' }, 'No messages yet.'));
+  const warning = ch && ch.keyChanged ? el('div', { class: 'warning', id: 'key-warning', role: 'alert' },
+    `${username}'s key has changed. This happens when they create a new account key — or when someone is in the middle. Compare the safety code with ${username} in person or on a call before you trust new messages.`, ' ',
+    el('button', { type: 'button', onclick: () => sync.acceptKey(username) }, 'I compared the code')) : '';
+
+  if (!opening && chatDom && chatDom.username === username && view.contains(chatDom.list)) {
+    if (gen !== renderGen) return;
+    const atBottom = chatDom.list.scrollHeight - chatDom.list.scrollTop - chatDom.list.clientHeight < 40;
+    chatDom.list.replaceChildren(...items);
+    chatDom.warning.replaceChildren(warning);
+    if (atBottom) chatDom.list.scrollTop = chatDom.list.scrollHeight;
+    return;
+  }
+
+  const list = el('ol', { class: 'messages plain', id: 'messages', 'aria-label': 'Messages', 'aria-live': 'polite' }, ...items);
+  const warningSlot = el('div', {}, warning);
+  const text = el('textarea', { id: 'composer', 'aria-label': `Message to ${username}`, placeholder: 'Write a message — Enter sends, Shift+Enter for a new line', rows: 2, maxlength: 16000 });
+  const sendIt = async () => {
+    const t = text.value.trim();
+    if (!t) return;
+    text.value = '';
+    await sync.sendText(username, t);
+    text.focus();
+  };
+  text.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      sendIt();
+    }
+  });
+  const safety = el('p', { id: 'safety-code', class: 'code', hidden: true });
+  const safetyBtn = el('button', {
+    type: 'button', id: 'safety-btn', 'aria-controls': 'safety-code',
+    onclick: async () => {
+      safety.textContent = (await sync.safetyCode(username)) || 'Unknown yet';
+      safety.hidden = !safety.hidden;
+    },
+  }, 'Safety code');
+  const shown = show(gen, el('section', { class: 'card' },
+    el('div', { class: 'chat-head' },
+      el('a', { href: '#/chats' }, '← Chats'),
+      el('h2', { id: 'chat-title' }, username === sync.me() ? 'Notes to self' : username),
+      safetyBtn),
+    el('p', { class: 'muted' }, 'Compare the safety code with ', username, ' out of band: if both of you see the same digits, nobody is in the middle.'),
+    safety, warningSlot, list,
+    el('div', { class: 'composer' }, text, el('button', { type: 'button', id: 'send-btn', class: 'primary', onclick: sendIt }, 'Send'))));
+  if (!shown) return;
+  chatDom = { username, list, warning: warningSlot };
+  list.scrollTop = list.scrollHeight;
+  text.focus();
+}
+
+async function devicesScreen() {
+  const gen = ++renderGen;
+  const list = el('ul', { class: 'plain', id: 'device-list', 'aria-label': 'Devices' });
+  let devices = [];
+  try {
+    devices = await api.devices();
+  } catch (e) {
+    show(gen, el('p', { class: 'error' }, e.message));
+    return;
+  }
+  const mine = sync.currentDevice();
+  for (const d of devices) {
+    const code = await sync.deviceCode(d.publicKey);
+    const self = d.id === mine.id;
+    const msg = el('span', { class: 'muted', role: 'status' });
+    const actions = el('span', { class: 'actions' });
+    if (!self && sync.isLinked()) {
+      actions.append(el('button', {
+        type: 'button', class: 'approve-btn primary',
+        onclick: async (e) => {
+          e.target.disabled = true;
+          try {
+            await sync.approve(d);
+            msg.textContent = 'Account key sent. The device continues by itself.';
+          } catch (ex) {
+            msg.textContent = 'Could not send the key: ' + ex.message;
+            e.target.disabled = false;
+          }
+        },
+      }, 'Approve'));
+    }
+    actions.append(el('button', {
+      type: 'button', class: 'revoke-btn',
+      onclick: async () => {
+        if (!confirm(`Remove ${d.name}? It will stop receiving messages.`)) return;
+        try {
+          await api.revoke(d.id);
+          devicesScreen();
+        } catch (ex) {
+          msg.textContent = ex.message;
+        }
+      },
+    }, self ? 'Remove this device' : 'Revoke'));
+    list.append(el('li', { class: 'device', 'data-id': d.id },
+      el('span', {}, el('strong', {}, d.name), self ? ' (this device)' : '', el('br'),
+        el('span', { class: 'muted' }, 'Code: '), el('span', { class: 'device-code' }, code), el('br'),
+        el('span', { class: 'muted' }, 'Added ', new Date(d.createdAt).toLocaleString(), d.lastSeenAt ? ' · last seen ' + new Date(d.lastSeenAt).toLocaleString() : '')),
+      actions, msg));
+  }
+  show(gen, el('section', { class: 'card' }, el('h2', {}, 'Devices'),
+    el('p', { class: 'muted' }, 'Approve a new device only if it shows exactly the same code as here. Approving sends it your account key.'),
+    list));
+}
+
+// ---- routing ----
+
+async function route() {
+  if (!sync.me()) return authScreen();
+  nav.hidden = false;
+  document.getElementById('whoami').textContent = sync.me();
+  if (!sync.isLinked()) return waitingScreen();
+  const h = location.hash || '#/chats';
+  const m = h.match(/^#\/chat\/([a-z0-9_]{3,32})$/);
+  if (m) {
+    const opening = !current || current.name !== 'chat' || current.arg !== m[1];
+    current = { name: 'chat', arg: m[1] };
+    openChatName = m[1];
+    if (opening) {
+      await chatScreen(m[1], true);
+      const res = await sync.openChat(m[1]);
+      if (res.error) show(++renderGen, el('p', { class: 'error', role: 'alert' }, res.error.code === 'unknown_account' ? `There is no account named ${m[1]}.` : res.error.message));
+      return;
+    }
+    return chatScreen(m[1], false);
+  }
+  openChatName = null;
+  if (h === '#/devices') {
+    current = { name: 'devices' };
+    return devicesScreen();
+  }
+  current = { name: 'chats' };
+  return chatsScreen();
+}
+
+function startSession() {
+  current = null;
+  sync.start();
+  route();
+  renderBar();
+}
+
+sync.subscribe(async (ev) => {
+  if (ev.type === 'conn') renderBar();
+  if (ev.type === 'linked' || ev.type === 'account') {
+    if (ev.type === 'account' && !(await sync.load())) {
+      nav.hidden = true;
+      authScreen();
+      return;
+    }
+    await sync.load();
+    route();
+  }
+  if (ev.type === 'changed') {
+    if (!current) return;
+    if (current.name === 'chat' && ev.chats.includes(current.arg)) {
+      if (document.visibilityState === 'visible') await sync.markRead(current.arg);
+      chatScreen(current.arg, false);
+    } else if (current.name === 'chats') {
+      chatsScreen();
+    }
+  }
+});
+
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible' && openChatName) sync.markRead(openChatName);
+});
+
+window.addEventListener('hashchange', route);
+document.getElementById('logout').addEventListener('click', async () => {
+  await sync.logout();
+  nav.hidden = true;
+  current = null;
+  renderBar();
+  authScreen();
+});
+
+(async () => {
+  if (await sync.load()) startSession();
+  else authScreen();
+})();
