@@ -32,29 +32,35 @@ type liveRelay struct {
 	addr string
 	Pool *pgxpool.Pool
 
+	opts []func(*relay.Config)
+
 	mu  sync.Mutex // guards srv, hs
 	srv *relay.Server
 	hs  *http.Server
 }
 
-func startRelay(t *testing.T) *liveRelay {
+func startRelay(t *testing.T, opts ...func(*relay.Config)) *liveRelay {
 	t.Helper()
 	pool, _ := testdb.Pool(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &liveRelay{t: t, URL: "http://" + ln.Addr().String(), addr: ln.Addr().String(), Pool: pool}
+	r := &liveRelay{t: t, URL: "http://" + ln.Addr().String(), addr: ln.Addr().String(), Pool: pool, opts: opts}
 	r.serve(ln)
 	t.Cleanup(r.Stop)
 	return r
 }
 
 func (r *liveRelay) serve(ln net.Listener) {
-	srv, err := relay.New(relay.Config{
+	cfg := relay.Config{
 		Pool: r.Pool, BaseURL: r.URL, RatePerMinute: 1000,
 		Argon2: devices.Argon2Params{Memory: 64, Time: 1, Threads: 1},
-	})
+	}
+	for _, o := range r.opts {
+		o(&cfg)
+	}
+	srv, err := relay.New(cfg)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -240,3 +246,14 @@ func (tb *tab) screenshot(name string) string {
 }
 
 func sleep() { time.Sleep(50 * time.Millisecond) }
+
+// deviceID returns the device id of the profile this tab belongs to.
+func (tb *tab) deviceID() string {
+	tb.t.Helper()
+	return eval[string](tb, `import('/sync.js').then(s => s.currentDevice().id)`)
+}
+
+func (tb *tab) hasMessage(text string) bool {
+	tb.t.Helper()
+	return eval[bool](tb, `[...document.querySelectorAll('#messages .msg')].some(e => e.firstChild.textContent === `+js(text)+`)`)
+}

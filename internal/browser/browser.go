@@ -68,15 +68,16 @@ func New(t testing.TB) *Profile {
 	return p
 }
 
-// NewTab opens another tab of the same profile.
-func (p *Profile) NewTab(t testing.TB) context.Context {
+// NewTab opens another tab of the same profile. Calling close closes the
+// tab, as a person closing it would.
+func (p *Profile) NewTab(t testing.TB) (ctx context.Context, close func()) {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(p.Ctx)
 	t.Cleanup(cancel)
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("browser: new tab: %v", err)
 	}
-	return ctx
+	return ctx, cancel
 }
 
 // Close ends the browser now.

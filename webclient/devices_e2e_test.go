@@ -1,0 +1,152 @@
+package webclient_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"relay/internal/browser"
+)
+
+// TestLinkSecondDevice links a second browser of alice: the codes match on
+// both screens, the approval sends the account key, and from then on both
+// devices get every message, including copies of what the other one sends.
+func TestLinkSecondDevice(t *testing.T) {
+	r := startRelay(t)
+	_, laptop := r.newProfile(t)
+	_, bobTab := r.newProfile(t)
+	laptop.register("alice")
+	bobTab.register("bob")
+
+	// Before the phone exists: it will never see this.
+	laptop.openChat("bob")
+	laptop.send("before the phone")
+	laptop.waitFor("the first message sent", `document.querySelector('#messages .msg.out[data-status="sent"]')`)
+
+	_, phone := r.newProfile(t)
+	code := phone.login("alice")
+	phoneID := phone.deviceID()
+	if eval[string](phone, `document.getElementById('waiting').textContent`) == "" {
+		t.Fatal("the new device does not say it waits to be linked")
+	}
+
+	eval[chromedp.Void](laptop, `location.hash = '#/devices'`)
+	row := fmt.Sprintf(`document.querySelector('.device[data-id="%s"]')`, phoneID)
+	laptop.waitFor("the phone in the device list", row)
+	if shown := eval[string](laptop, row+`.querySelector('.device-code').textContent`); shown != code {
+		t.Fatalf("the laptop shows code %q for the phone, the phone shows %q", shown, code)
+	}
+	laptop.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`.device[data-id="%s"] .approve-btn`, phoneID))))
+	phone.waitFor("the phone to be linked", `document.getElementById('new-chat-username')`)
+
+	// Bob writes: both of alice's devices get it.
+	bobTab.openChat("alice")
+	bobTab.send("to both of your devices")
+	laptop.openChat("bob")
+	laptop.waitMessage("to both of your devices")
+	phone.openChat("bob")
+	phone.waitMessage("to both of your devices")
+	if phone.hasMessage("before the phone") {
+		t.Fatal("the phone shows a message from before it was added")
+	}
+
+	// The phone writes: bob gets it, and the laptop gets a copy.
+	phone.send("sent from the phone")
+	bobTab.waitMessage("sent from the phone")
+	laptop.waitMessage("sent from the phone")
+	if got := eval[string](laptop, `[...document.querySelectorAll('#messages .msg')].find(e => e.firstChild.textContent === 'sent from the phone').className`); got != "msg out" {
+		t.Fatalf("the laptop shows the phone's message as %q, want it as its own (out)", got)
+	}
+	// Never echoed back to the sending device: the phone shows it once.
+	if n := eval[int](phone, `[...document.querySelectorAll('#messages .msg')].filter(e => e.firstChild.textContent === 'sent from the phone').length`); n != 1 {
+		t.Fatalf("the phone shows its message %d times", n)
+	}
+	waitQueueEmpty(t, r)
+	phone.screenshot("linked-phone")
+}
+
+// TestOfflineDeviceGetsEverything closes one device while its peer writes,
+// then opens it again: it gets every message, in order.
+func TestOfflineDeviceGetsEverything(t *testing.T) {
+	r := startRelay(t)
+	_, alice := r.newProfile(t)
+	_, bob := r.newProfile(t)
+	alice.register("alice")
+	bob.register("bob")
+	bob.openChat("alice") // so bob knows alice's key before going offline
+	bob.do(chromedp.Navigate("about:blank")) // the client is gone: no stream
+
+	alice.openChat("bob")
+	for i := 1; i <= 5; i++ {
+		alice.send(fmt.Sprintf("offline message %d", i))
+	}
+	alice.waitFor("all five sent", `document.querySelectorAll('#messages .msg.out[data-status="sent"]').length === 5`)
+	if n := r.count(`SELECT count(*) FROM queue`); n != 5 {
+		t.Fatalf("%d envelopes queued for the offline device, want 5", n)
+	}
+
+	bob.do(chromedp.Navigate(r.URL + "/#/chat/alice"))
+	bob.waitFor("bob's chat", `document.getElementById('composer')`)
+	bob.waitMessage("offline message 5")
+	got := bob.messages()
+	for i, m := range got {
+		if m != fmt.Sprintf("offline message %d", i+1) {
+			t.Fatalf("bob's messages %q are not the five in order", got)
+		}
+	}
+	if len(got) != 5 {
+		t.Fatalf("bob shows %d messages, want 5", len(got))
+	}
+	waitQueueEmpty(t, r)
+}
+
+// TestTwoTabsOneStream opens two tabs of one profile: exactly one owns the
+// stream, both show new messages, and when the owner closes the other takes
+// over.
+func TestTwoTabsOneStream(t *testing.T) {
+	r := startRelay(t)
+	p := browser.New(t)
+	firstCtx, closeFirst := p.NewTab(t)
+	first := r.openTab(t, firstCtx)
+	_, bob := r.newProfile(t)
+	first.register("alice")
+	bob.register("bob")
+	secondCtx, _ := p.NewTab(t)
+	second := r.openTab(t, secondCtx)
+	second.waitFor("the second tab's chat list", `document.getElementById('new-chat-username')`)
+
+	owners := func() int {
+		n := 0
+		for _, tb := range []*tab{first, second} {
+			if eval[bool](tb, `import('/sync.js').then(s => s.isOwner())`) {
+				n++
+			}
+		}
+		return n
+	}
+	first.waitFor("the first tab to own the stream", `import('/sync.js').then(s => s.isOwner())`)
+	if n := owners(); n != 1 {
+		t.Fatalf("%d tabs own the stream, want 1", n)
+	}
+
+	first.openChat("bob")
+	second.openChat("bob")
+	bob.openChat("alice")
+	bob.send("seen in both tabs")
+	first.waitMessage("seen in both tabs")
+	second.waitMessage("seen in both tabs")
+	// Neither tab was told its stream was replaced.
+	for _, tb := range []*tab{first, second} {
+		if !eval[bool](tb, `document.getElementById('conn-bar').hidden`) {
+			t.Fatalf("a tab shows the connection bar: %q", eval[string](tb, `document.getElementById('conn-bar').textContent`))
+		}
+	}
+
+	// The owner tab closes; the second takes over the stream.
+	closeFirst()
+	second.waitFor("the second tab to own the stream", `import('/sync.js').then(s => s.isOwner())`)
+	bob.send("after the first tab closed")
+	second.waitMessage("after the first tab closed")
+	waitQueueEmpty(t, r)
+}
