@@ -74,7 +74,7 @@ func TestOfflineDeviceGetsEverything(t *testing.T) {
 	_, bob := r.newProfile(t)
 	alice.register("alice")
 	bob.register("bob")
-	bob.openChat("alice") // so bob knows alice's key before going offline
+	bob.openChat("alice")                    // so bob knows alice's key before going offline
 	bob.do(chromedp.Navigate("about:blank")) // the client is gone: no stream
 
 	alice.openChat("bob")
