@@ -571,13 +571,18 @@ async function attempt(m, freshOnly = false) {
     removeId = null;
   }
   const reused = m.tries > 0;
-  m = { ...m, tries: m.tries + 1 };
-  await writeMessage(m);
   try {
-    const { key } = await convKey(m.chat);
-    const body = await c.seal(key, c.randomIV(), m.id, account.username, m.chat, JSON.stringify({ type: 'text', text: m.text }));
-    const res = await api.send(m.id, m.chat, c.b64encode(body));
-    await writeMessage({ ...m, status: 'sent', ts: res.ts, error: null });
+    if (m.bodyFor !== m.id) {
+      // Sealed once per id: a retry must send the very same bytes, or the
+      // relay would see a different envelope under a known id.
+      const { key } = await convKey(m.chat);
+      const body = await c.seal(key, c.randomIV(), m.id, account.username, m.chat, JSON.stringify({ type: 'text', text: m.text }));
+      m = { ...m, body: c.b64encode(body), bodyFor: m.id };
+    }
+    m = { ...m, tries: m.tries + 1 };
+    await writeMessage(m);
+    const res = await api.send(m.id, m.chat, m.body);
+    await writeMessage({ ...m, status: 'sent', ts: res.ts, error: null, body: null, bodyFor: null });
     retryDelay = 3000;
     return true;
   } catch (e) {
