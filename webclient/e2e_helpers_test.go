@@ -257,3 +257,15 @@ func (tb *tab) hasMessage(text string) bool {
 	tb.t.Helper()
 	return eval[bool](tb, `[...document.querySelectorAll('#messages .msg')].some(e => e.firstChild.textContent === `+js(text)+`)`)
 }
+
+// waitQueueEmpty waits until every device has ACKed everything.
+func waitQueueEmpty(t *testing.T, r *liveRelay) {
+	t.Helper()
+	for i := 0; i < 200; i++ {
+		if r.count(`SELECT count(*) FROM queue`) == 0 {
+			return
+		}
+		sleep()
+	}
+	t.Fatalf("%d envelopes still queued: a client did not ACK", r.count(`SELECT count(*) FROM queue`))
+}

@@ -1,7 +1,14 @@
 package webclient_test
 
 import (
+	"context"
+	"strings"
 	"testing"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
 )
 
 // TestChatBothWays registers two accounts in two browsers, and they write to
@@ -34,15 +41,88 @@ func TestChatBothWays(t *testing.T) {
 	}
 	waitQueueEmpty(t, r)
 	alice.screenshot("chat")
+
+	// Both sides show the same safety code.
+	codes := make([]string, 2)
+	for i, tb := range []*tab{alice, bob} {
+		tb.do(chromedp.Click(chromedp.ID("safety-btn")))
+		tb.waitFor("the safety code", `/^\d{5}( \d{5}){5}$/.test(document.getElementById('safety-code').textContent)`)
+		codes[i] = eval[string](tb, `document.getElementById('safety-code').textContent`)
+	}
+	if codes[0] != codes[1] {
+		t.Fatalf("alice sees safety code %q, bob %q", codes[0], codes[1])
+	}
 }
 
-func waitQueueEmpty(t *testing.T, r *liveRelay) {
-	t.Helper()
-	for i := 0; i < 200; i++ {
-		if r.count(`SELECT count(*) FROM queue`) == 0 {
-			return
-		}
-		sleep()
+// TestNewMessagesDivider: messages that arrive while a chat is closed are
+// counted unread, and opening the chat shows a divider before the first.
+func TestNewMessagesDivider(t *testing.T) {
+	r := startRelay(t)
+	_, alice := r.newProfile(t)
+	_, bob := r.newProfile(t)
+	alice.register("alice")
+	bob.register("bob")
+	alice.openChat("bob")
+	alice.send("first, read")
+	bob.openChat("alice")
+	bob.waitMessage("first, read")
+	eval[chromedp.Void](bob, `location.hash = '#/chats'`)
+	bob.waitFor("the chat list", `document.getElementById('chat-list')`)
+	alice.send("second, unread")
+	alice.send("third, unread")
+	bob.waitFor("two unread", `(() => { const i = document.querySelector('.chat-item[data-user="alice"] .unread'); return i && i.textContent === '2'; })()`)
+	bob.openChat("alice")
+	bob.waitMessage("third, unread")
+	order := eval[[]string](bob, `[...document.querySelectorAll('#messages > li')].map(e => e.classList.contains('new-divider') ? 'DIVIDER' : e.classList.contains('day-sep') ? 'DAY' : e.firstChild.textContent)`)
+	want := []string{"DAY", "first, read", "DIVIDER", "second, unread", "third, unread"}
+	if strings.Join(order, "|") != strings.Join(want, "|") {
+		t.Fatalf("bob's chat reads %q, want %q", order, want)
 	}
-	t.Fatalf("%d envelopes still queued: a client did not ACK", r.count(`SELECT count(*) FROM queue`))
+	eval[chromedp.Void](bob, `location.hash = '#/chats'`)
+	bob.waitFor("no unread left", `document.getElementById('chat-list') && !document.querySelector('.chat-item[data-user="alice"] .unread')`)
+}
+
+// TestPendingSurvivesReload makes every send fail on the network, reloads
+// the page, and lets the network back: the pending message is still there
+// after the reload and is sent, in its place.
+func TestPendingSurvivesReload(t *testing.T) {
+	r := startRelay(t)
+	_, alice := r.newProfile(t)
+	_, bob := r.newProfile(t)
+	alice.register("alice")
+	bob.register("bob")
+	alice.openChat("bob")
+	alice.send("before the outage")
+	alice.waitFor("the first message sent", `document.querySelector('#messages .msg.out[data-status="sent"]')`)
+
+	ctx, cancel := context.WithCancel(alice.ctx)
+	defer cancel()
+	go func() {
+		for ev, err := range chromedp.Events(ctx, fetch.RequestPaused) {
+			if err != nil {
+				return
+			}
+			_, _ = chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonInternetDisconnected})
+		}
+	}()
+	if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/api/messages"}}}); err != nil {
+		t.Fatal(err)
+	}
+	alice.send("during the outage")
+	pendingWithReason := `(() => { const m = [...document.querySelectorAll('#messages .msg')].pop(); return m && m.firstChild.textContent === 'during the outage' && m.dataset.status === 'pending' && m.textContent.includes('cannot be reached'); })()`
+	alice.waitFor("the pending message to say why", pendingWithReason)
+	alice.do(chromedp.Reload())
+	alice.waitFor("the pending message after the reload", pendingWithReason)
+	if _, err := chromedp.Call(ctx, fetch.Disable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	alice.waitFor("both sent", `document.querySelectorAll('#messages .msg.out[data-status="sent"]').length === 2`)
+	if got := alice.messages(); len(got) != 2 || got[0] != "before the outage" || got[1] != "during the outage" {
+		t.Fatalf("alice's chat shows %q", got)
+	}
+	bob.openChat("alice")
+	bob.waitMessage("during the outage")
+	if got := bob.messages(); len(got) != 2 {
+		t.Fatalf("bob shows %q", got)
+	}
 }

@@ -172,8 +172,15 @@ func TestKnownIDFromPeerChangesNothing(t *testing.T) {
 	send(origID, "REPLACED by bob")
 	send(ulid.Make().String(), "hello from Go")
 	alice.waitMessage("hello from Go")
+	// An envelope that does not decrypt is kept, visibly.
+	bad := make([]byte, seal.IVSize+seal.TagSize+256)
+	_, _ = rand.Read(bad)
+	if _, err := bob.Send(ctx, ulid.Make().String(), "alice", bad); err != nil {
+		t.Fatal(err)
+	}
+	alice.waitFor("the could-not-decrypt entry", `document.querySelector('#messages .msg.undecryptable')`)
 	got := alice.messages()
-	if len(got) != 2 || got[0] != "the original" || got[1] != "hello from Go" {
+	if len(got) != 3 || got[0] != "the original" || got[1] != "hello from Go" || got[2] != "Could not decrypt this message." {
 		t.Fatalf("alice's chat shows %q; the reused id must change nothing", got)
 	}
 	waitQueueEmpty(t, r) // the ignored envelope was ACKed too
@@ -193,4 +200,26 @@ func TestNoConnectionBar(t *testing.T) {
 	alice.screenshot("no-connection")
 	r.Start()
 	alice.waitFor("the bar to go", `document.getElementById('conn-bar').hidden`)
+}
+
+// TestKeyChangeWarning swaps bob's public key in the relay's directory, as a
+// malicious relay would: alice's client warns when she opens the chat.
+func TestKeyChangeWarning(t *testing.T) {
+	r := startRelay(t)
+	_, alice := r.newProfile(t)
+	_, bob := r.newProfile(t)
+	alice.register("alice")
+	bob.register("bob")
+	alice.openChat("bob")
+	if eval[bool](alice, `!!document.getElementById('key-warning')`) {
+		t.Fatal("a warning before any change")
+	}
+	eval[chromedp.Void](alice, `location.hash = '#/chats'`)
+	other, _ := ecdh.P256().GenerateKey(rand.Reader)
+	if _, err := r.Pool.Exec(context.Background(), `UPDATE accounts SET public_key = $1 WHERE username = 'bob'`, other.PublicKey().Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	alice.openChat("bob")
+	alice.waitFor("the key-change warning", `document.getElementById('key-warning')`)
+	alice.screenshot("key-changed")
 }

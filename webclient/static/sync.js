@@ -598,8 +598,8 @@ async function attempt(m, freshOnly = false) {
         return attempt(fresh, true);
       }
       const off = Date.now() - e.serverTime;
-      const how = off > 0 ? 'ahead' : 'behind';
-      await writeMessage({ ...m, status: 'failed', error: { code: 'clock_skew', text: `Not sent: this device's clock is ${humanDuration(off)} ${how} of the relay's. Set the correct time, then retry.` } });
+      const how = off > 0 ? 'ahead of' : 'behind';
+      await writeMessage({ ...m, status: 'failed', error: { code: 'clock_skew', text: `Not sent: this device's clock is ${humanDuration(off)} ${how} the relay's. Set the correct time, then retry.` } });
       return true;
     }
     if (e.code === 'rate_limited') {
@@ -643,9 +643,11 @@ export async function openChat(username) {
     ch.keyChanged = true;
     keys.delete(username);
   }
+  const changed = !!ch.keyChanged;
   ch.publicKey = pub;
   cs.put(ch);
   await db.done(t);
+  if (changed) notify({ type: 'changed', chats: [username] });
   await markRead(username);
   return { chat: await db.getChat(username) };
 }
