@@ -34,17 +34,25 @@ func TestLinkSecondDevice(t *testing.T) {
 	eval[chromedp.Void](laptop, `location.hash = '#/devices'`)
 	row := fmt.Sprintf(`document.querySelector('.device[data-id="%s"]')`, phoneID)
 	laptop.waitFor("the phone in the device list", row)
+	phone.screenshot("waiting")
+	laptop.screenshot("devices")
 	if shown := eval[string](laptop, row+`.querySelector('.device-code').textContent`); shown != code {
 		t.Fatalf("the laptop shows code %q for the phone, the phone shows %q", shown, code)
 	}
 	laptop.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`.device[data-id="%s"] .approve-btn`, phoneID))))
 	phone.waitFor("the phone to be linked", `document.getElementById('new-chat-username')`)
 
-	// Bob writes: both of alice's devices get it.
+	// Bob writes: both of alice's devices get it, unread on both.
+	eval[chromedp.Void](laptop, `location.hash = '#/chats'`)
 	bobTab.openChat("alice")
 	bobTab.send("to both of your devices")
+	unreadOne := `(() => { const i = document.querySelector('.chat-item[data-user="bob"] .unread'); return i && i.textContent === '1'; })()`
+	laptop.waitFor("one unread on the laptop", unreadOne)
+	phone.waitFor("one unread on the phone", unreadOne)
+	// Reading on the laptop reads it on the phone too.
 	laptop.openChat("bob")
 	laptop.waitMessage("to both of your devices")
+	phone.waitFor("the read position to reach the phone", `document.querySelector('.chat-item[data-user="bob"]') && !document.querySelector('.chat-item[data-user="bob"] .unread')`)
 	phone.openChat("bob")
 	phone.waitMessage("to both of your devices")
 	if phone.hasMessage("before the phone") {
