@@ -1,12 +1,15 @@
 package webclient_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/oklog/ulid/v2"
 
 	"relay/internal/browser"
+	"relay/relayclient"
 )
 
 // TestLinkSecondDevice links a second browser of alice: the codes match on
@@ -157,4 +160,55 @@ func TestTwoTabsOneStream(t *testing.T) {
 	bob.send("after the first tab closed")
 	second.waitMessage("after the first tab closed")
 	waitQueueEmpty(t, r)
+}
+
+// TestRevokedAndReplaced: a device whose stream another client takes over
+// says so and does not fight back; a revoked device is told it was removed.
+func TestRevokedAndReplaced(t *testing.T) {
+	r := startRelay(t)
+	ctx := context.Background()
+	_, alice := r.newProfile(t)
+	alice.register("alice")
+	dev := alice.deviceID()
+
+	// Another client of alice's takes over this device's stream.
+	other := relayclient.New(r.URL)
+	if _, err := other.Login(ctx, "alice", password); err != nil {
+		t.Fatal(err)
+	}
+	other.Device = dev
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	events := make(chan string, 100)
+	go other.Stream(sctx, "", false, func(e relayclient.Event) error {
+		events <- e.Name
+		return nil
+	})
+	alice.waitFor("the replaced notice", `document.getElementById('conn-bar').dataset.state === 'replaced'`)
+	// The browser did not take the stream back: the other client still
+	// holds it and was never replaced.
+	note := ulid.Make().String()
+	if _, err := other.Send(ctx, note, "alice", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	for e := range events {
+		if e == "replaced" {
+			t.Fatal("the browser fought back for the stream")
+		}
+		if e == "ready" {
+			break
+		}
+	}
+	if state := eval[string](alice, `import('/sync.js').then(s => s.connection() + (s.streaming() ? ' and streaming' : ''))`); state != "replaced" {
+		t.Fatalf("the browser is in state %q; after replaced it must neither stream nor plan to", state)
+	}
+	cancel()
+
+	// Revoked from elsewhere: the page says so.
+	alice.do(chromedp.Reload())
+	alice.waitFor("the stream again", `document.getElementById('conn-bar').hidden`)
+	if err := other.Revoke(ctx, dev); err != nil {
+		t.Fatal(err)
+	}
+	alice.waitFor("the revoked notice", `document.getElementById('conn-bar').dataset.state === 'revoked' && document.getElementById('conn-bar').textContent.includes('removed')`)
 }

@@ -219,11 +219,17 @@ export function isOwner() {
   return owner;
 }
 
+// streaming reports whether this tab has an event stream open or scheduled.
+export function streaming() {
+  return !!es || reconnectTimer !== null;
+}
+
 function stopStream() {
   if (es) es.close();
   es = null;
   clearTimeout(watchdog);
   clearTimeout(reconnectTimer);
+  reconnectTimer = null;
 }
 
 function alive() {
@@ -278,7 +284,10 @@ function reconnect(delay) {
   stopStream();
   const d = delay || reconnectDelay;
   reconnectDelay = Math.min(reconnectDelay * 2, 30000);
-  reconnectTimer = setTimeout(openStream, d);
+  reconnectTimer = setTimeout(() => {
+    reconnectTimer = null;
+    openStream();
+  }, d);
 }
 
 // diagnose runs when the browser gave up on the stream (an HTTP error).
