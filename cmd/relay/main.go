@@ -2,6 +2,8 @@
 //
 //	relay [flags]          serve the API, the event streams and the web client
 //	relay migrate [flags]  apply database migrations and exit
+//	relay audit [flags]    search PostgreSQL's files for plaintext, or report
+//	                       what the relay holds (--stats)
 //
 // Every flag has an environment fallback; `relay --help` lists both.
 package main
@@ -31,10 +33,20 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "relay:", err)
-		}
+	var err error
+	if len(os.Args) > 1 && os.Args[1] == "audit" {
+		err = runAudit(os.Args[2:], os.Stdout, os.Stderr)
+	} else {
+		err = run(os.Args[1:], os.Stdout, os.Stderr)
+	}
+	switch {
+	case err == nil:
+	case errors.Is(err, errHits):
+		os.Exit(1)
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "relay:", err)
 		os.Exit(2)
 	}
 }
@@ -91,7 +103,7 @@ func parseFlags(cmd string, args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.logLevel, "log-level", env("RELAY_LOG_LEVEL", "info"), "debug, info, warn or error ($RELAY_LOG_LEVEL)")
 	fs.StringVar(&o.logFormat, "log-format", env("RELAY_LOG_FORMAT", "text"), "text or json ($RELAY_LOG_FORMAT)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage:\n  relay [flags]           serve the relay\n  relay migrate [flags]   apply database migrations and exit\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage:\n  relay [flags]           serve the relay\n  relay migrate [flags]   apply database migrations and exit\n  relay audit --help      search for plaintext on disk, or report what the relay holds\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

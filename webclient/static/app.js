@@ -305,7 +305,8 @@ async function devicesScreen() {
   }
   show(gen, el('section', { class: 'card' }, el('h2', {}, 'Devices'),
     el('p', { class: 'muted' }, 'Approve a new device only if it shows exactly the same code as here. Approving sends it your account key.'),
-    list));
+    list,
+    el('p', {}, el('button', { type: 'button', id: 'refresh-devices', onclick: () => devicesScreen() }, 'Refresh the list'))));
 }
 
 // ---- routing ----

@@ -1,0 +1,67 @@
+package audit
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// DeviceQueue is one device's queue in numbers.
+type DeviceQueue struct {
+	Device  string
+	Account string
+	Queued  int64
+	Bytes   int64
+	Oldest  time.Duration // age of the oldest queued envelope
+	Revoked bool
+}
+
+// Stats is what the relay holds at one moment: counts and sizes only.
+type Stats struct {
+	Accounts           int64
+	Devices            int64
+	RevokedDevices     int64
+	Sessions           int64
+	ExpiredSessions    int64
+	IdempotencyRecords int64
+	Contacts           int64
+	Queued             int64
+	QueuedBytes        int64
+	PerDevice          []DeviceQueue // devices with a non-empty queue
+}
+
+// ReadStats reads the counts. It reads no envelope body, only its length.
+func ReadStats(ctx context.Context, pool *pgxpool.Pool, now time.Time) (*Stats, error) {
+	s := &Stats{}
+	err := pool.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM accounts),
+		(SELECT count(*) FROM devices WHERE revoked_at IS NULL),
+		(SELECT count(*) FROM devices WHERE revoked_at IS NOT NULL),
+		(SELECT count(*) FROM sessions WHERE expires_at > $1),
+		(SELECT count(*) FROM sessions WHERE expires_at <= $1),
+		(SELECT count(*) FROM sent),
+		(SELECT count(*) FROM contacts),
+		(SELECT count(*) FROM queue),
+		(SELECT coalesce(sum(octet_length(body)), 0) FROM queue)`, now).Scan(
+		&s.Accounts, &s.Devices, &s.RevokedDevices, &s.Sessions, &s.ExpiredSessions,
+		&s.IdempotencyRecords, &s.Contacts, &s.Queued, &s.QueuedBytes)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := pool.Query(ctx, `SELECT q.device_id, a.username, count(*), sum(octet_length(q.body)), min(q.ts), d.revoked_at IS NOT NULL
+		FROM queue q JOIN devices d ON d.id = q.device_id JOIN accounts a ON a.id = d.account_id
+		GROUP BY q.device_id, a.username, d.revoked_at ORDER BY min(q.ts)`)
+	if err != nil {
+		return nil, err
+	}
+	s.PerDevice, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (DeviceQueue, error) {
+		var d DeviceQueue
+		var oldest int64
+		err := row.Scan(&d.Device, &d.Account, &d.Queued, &d.Bytes, &oldest, &d.Revoked)
+		d.Oldest = now.Sub(time.UnixMilli(oldest))
+		return d, err
+	})
+	return s, err
+}
