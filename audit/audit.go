@@ -114,7 +114,11 @@ func Scan(dir string, forms []Form, progress Progress) (*Report, error) {
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		rel, _ := filepath.Rel(dir, path)
 		if err != nil {
-			rep.Unreadable = append(rep.Unreadable, rel)
+			// A database dropped or a WAL segment recycled while we
+			// walk is gone, not hidden; anything else leaves a hole.
+			if !errors.Is(err, fs.ErrNotExist) {
+				rep.Unreadable = append(rep.Unreadable, rel)
+			}
 			return nil
 		}
 		if !d.Type().IsRegular() {

@@ -95,3 +95,12 @@ func TestScanAcrossChunks(t *testing.T) {
 		}
 	}
 }
+
+// TestScanMissingDirectory: a data directory that is not there is an error,
+// not an empty, clean audit.
+func TestScanMissingDirectory(t *testing.T) {
+	forms, _ := Forms("needle-needle")
+	if rep, err := Scan(filepath.Join(t.TempDir(), "missing"), forms, nil); err == nil || rep != nil {
+		t.Fatalf("a missing data directory: %v", err)
+	}
+}
