@@ -80,11 +80,7 @@ func TestLinkSecondDevice(t *testing.T) {
 // TestOfflineDeviceGetsEverything closes one device while its peer writes,
 // then opens it again: it gets every message, in order.
 func TestOfflineDeviceGetsEverything(t *testing.T) {
-	r := startRelay(t)
-	_, alice := r.newProfile(t)
-	_, bob := r.newProfile(t)
-	alice.register("alice")
-	bob.register("bob")
+	r, alice, bob := aliceAndBob(t)
 	bob.openChat("alice")                    // so bob knows alice's key before going offline
 	bob.do(chromedp.Navigate("about:blank")) // the client is gone: no stream
 

@@ -269,3 +269,15 @@ func waitQueueEmpty(t *testing.T, r *liveRelay) {
 	}
 	t.Fatalf("%d envelopes still queued: a client did not ACK", r.count(`SELECT count(*) FROM queue`))
 }
+
+// aliceAndBob starts a relay and registers alice and bob, each in a browser
+// profile of their own.
+func aliceAndBob(t *testing.T, opts ...func(*relay.Config)) (*liveRelay, *tab, *tab) {
+	t.Helper()
+	r := startRelay(t, opts...)
+	_, alice := r.newProfile(t)
+	_, bob := r.newProfile(t)
+	alice.register("alice")
+	bob.register("bob")
+	return r, alice, bob
+}

@@ -15,11 +15,7 @@ import (
 // each other live. Each envelope is ACKed after it is stored, so the queues
 // end empty.
 func TestChatBothWays(t *testing.T) {
-	r := startRelay(t)
-	_, alice := r.newProfile(t)
-	_, bob := r.newProfile(t)
-	alice.register("alice")
-	bob.register("bob")
+	r, alice, bob := aliceAndBob(t)
 
 	alice.openChat("bob")
 	alice.send("Hello Bob, this is Alice")
@@ -57,11 +53,7 @@ func TestChatBothWays(t *testing.T) {
 // TestNewMessagesDivider: messages that arrive while a chat is closed are
 // counted unread, and opening the chat shows a divider before the first.
 func TestNewMessagesDivider(t *testing.T) {
-	r := startRelay(t)
-	_, alice := r.newProfile(t)
-	_, bob := r.newProfile(t)
-	alice.register("alice")
-	bob.register("bob")
+	_, alice, bob := aliceAndBob(t)
 	alice.openChat("bob")
 	alice.send("first, read")
 	bob.openChat("alice")
@@ -86,11 +78,7 @@ func TestNewMessagesDivider(t *testing.T) {
 // the page, and lets the network back: the pending message is still there
 // after the reload and is sent, in its place.
 func TestPendingSurvivesReload(t *testing.T) {
-	r := startRelay(t)
-	_, alice := r.newProfile(t)
-	_, bob := r.newProfile(t)
-	alice.register("alice")
-	bob.register("bob")
+	_, alice, bob := aliceAndBob(t)
 	alice.openChat("bob")
 	alice.send("before the outage")
 	alice.waitFor("the first message sent", `document.querySelector('#messages .msg.out[data-status="sent"]')`)

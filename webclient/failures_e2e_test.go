@@ -24,11 +24,7 @@ import (
 // way to the browser. The client retries with the same id, the relay
 // recognises it, and bob has exactly one message.
 func TestLostAcceptedAnswerIsRetriedWithTheSameID(t *testing.T) {
-	r := startRelay(t)
-	_, alice := r.newProfile(t)
-	_, bob := r.newProfile(t)
-	alice.register("alice")
-	bob.register("bob")
+	r, alice, bob := aliceAndBob(t)
 	alice.openChat("bob")
 
 	// Fail the first answer to POST /api/messages after the relay sent it.
@@ -205,11 +201,7 @@ func TestNoConnectionBar(t *testing.T) {
 // TestKeyChangeWarning swaps bob's public key in the relay's directory, as a
 // malicious relay would: alice's client warns when she opens the chat.
 func TestKeyChangeWarning(t *testing.T) {
-	r := startRelay(t)
-	_, alice := r.newProfile(t)
-	_, bob := r.newProfile(t)
-	alice.register("alice")
-	bob.register("bob")
+	r, alice, _ := aliceAndBob(t)
 	alice.openChat("bob")
 	if eval[bool](alice, `!!document.getElementById('key-warning')`) {
 		t.Fatal("a warning before any change")
