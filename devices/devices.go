@@ -241,10 +241,17 @@ func (s *Store) CheckDevice(ctx context.Context, accountID int64, deviceID strin
 	return nil
 }
 
-// Seen records that a device was active now.
-func (s *Store) Seen(ctx context.Context, deviceID string) error {
-	_, err := s.pool.Exec(ctx, `UPDATE devices SET last_seen_at = $2 WHERE id = $1`, deviceID, s.now())
-	return err
+// OpenStream records that a device opened its event stream now and returns
+// the stream's generation: one more than any earlier stream of the device,
+// on any relay instance (ADR 0016).
+func (s *Store) OpenStream(ctx context.Context, deviceID string) (int64, error) {
+	var gen int64
+	err := s.pool.QueryRow(ctx, `UPDATE devices SET last_seen_at = $2, stream_gen = stream_gen + 1
+		WHERE id = $1 AND revoked_at IS NULL RETURNING stream_gen`, deviceID, s.now()).Scan(&gen)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, ErrDeviceForbidden // revoked since the check
+	}
+	return gen, err
 }
 
 // Revoke marks a device of accountID revoked inside tx; the caller drops its

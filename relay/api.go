@@ -233,6 +233,7 @@ func (s *Server) revokeDevice(w http.ResponseWriter, r *http.Request, p httprout
 		return err
 	}
 	s.hub.stop(id, eventRevoked)
+	s.wakeups.revoked(id)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
@@ -336,9 +337,12 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 	}
 	if !dup {
 		stored = true
-		for _, d := range deliveries {
+		ids := make([]string, len(deliveries))
+		for i, d := range deliveries {
+			ids[i] = d.DeviceID
 			s.hub.wake(d.DeviceID)
 		}
+		s.wakeups.wake(ids)
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"id": qe.ID, "ts": ts})
 	return nil

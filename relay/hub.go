@@ -1,6 +1,9 @@
 package relay
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Reasons a stream is ended by the relay; each is also the name of the last
 // event the stream receives (docs/protocol.md, "Events").
@@ -22,6 +25,8 @@ type hub struct {
 // stream is the hub's handle on one open event stream.
 type stream struct {
 	device string
+	gen    int64        // the stream's generation (ADR 0016)
+	sent   atomic.Int64 // the last seq written to the client
 	wake   chan struct{} // capacity 1: wake-ups coalesce
 	done   chan struct{} // closed when the relay ends the stream
 	reason string        // why done was closed; written before the close
@@ -31,8 +36,8 @@ type stream struct {
 func newHub() *hub { return &hub{streams: make(map[string]*stream)} }
 
 // attach registers a new stream for device, ending the one it replaces.
-func (h *hub) attach(device string) *stream {
-	s := &stream{device: device, wake: make(chan struct{}, 1), done: make(chan struct{})}
+func (h *hub) attach(device string, gen int64) *stream {
+	s := &stream{device: device, gen: gen, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	h.mu.Lock()
 	old := h.streams[device]
 	h.streams[device] = s
@@ -62,6 +67,40 @@ func (h *hub) wake(device string) {
 		case s.wake <- struct{}{}:
 		default: // a wake-up is already pending
 		}
+	}
+}
+
+// newer is told that another instance opened a stream of device with
+// generation gen: an older local stream is replaced.
+func (h *hub) newer(device string, gen int64) {
+	h.mu.Lock()
+	s := h.streams[device]
+	if s != nil && s.gen < gen {
+		delete(h.streams, device)
+	} else {
+		s = nil
+	}
+	h.mu.Unlock()
+	if s != nil {
+		s.end(eventReplaced)
+	}
+}
+
+// snapshot returns the open streams.
+func (h *hub) snapshot() []*stream {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]*stream, 0, len(h.streams))
+	for _, s := range h.streams {
+		out = append(out, s)
+	}
+	return out
+}
+
+// wakeAll wakes every stream, after wake-ups may have been lost.
+func (h *hub) wakeAll() {
+	for _, s := range h.snapshot() {
+		h.wake(s.device)
 	}
 }
 

@@ -52,6 +52,15 @@ type Config struct {
 
 	Argon2          devices.Argon2Params // zero: devices.DefaultArgon2
 	HashConcurrency int                  // 0: GOMAXPROCS
+
+	// DisableNotify turns off cross-instance wake-ups through
+	// LISTEN/NOTIFY; streams fed by other instances are then caught up
+	// only by the interval check. For measuring NOTIFY's cost.
+	DisableNotify bool
+	// CatchUp is the interval of the check that makes up for lost
+	// notifications (ADR 0016); 0: 5 s. It bounds the extra delay of a
+	// delivery when a notification is lost.
+	CatchUp time.Duration
 }
 
 // Server is the relay's HTTP side. Create it with New, serve Handler, and
@@ -66,6 +75,7 @@ type Server struct {
 
 	accounts *devices.Store
 	hub      *hub
+	wakeups  *bus
 	limits   *rateLimits
 	router   *httprouter.Router
 
@@ -96,6 +106,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Skew == 0 {
 		cfg.Skew = envelope.DefaultSkew
+	}
+	if cfg.CatchUp == 0 {
+		cfg.CatchUp = 5 * time.Second
 	}
 	if cfg.MaxBody < 1 || cfg.MaxBody > envelope.MaxBody {
 		return nil, fmt.Errorf("relay: the body limit must be between 1 and %d bytes", envelope.MaxBody)
@@ -128,6 +141,7 @@ func New(cfg Config) (*Server, error) {
 		limits:   newRateLimits(cfg.RatePerMinute),
 		closing:  make(chan struct{}),
 	}
+	s.wakeups = newBus(cfg.Pool, s.hub, cfg.Logger, !cfg.DisableNotify)
 	s.router = s.routes()
 	return s, nil
 }
@@ -179,21 +193,40 @@ func (s *Server) Handler() http.Handler {
 	})
 }
 
-// Run does the relay's periodic housekeeping until ctx ends or Close is
-// called: expired sessions and idempotency records are deleted.
+// Run does the relay's background work until ctx ends or Close is called:
+// cross-instance notifications (ADR 0016), the catch-up check of every
+// stream, and housekeeping (expired sessions and idempotency records).
 func (s *Server) Run(ctx context.Context) {
 	s.wg.Add(1)
 	defer s.wg.Done()
-	t := time.NewTicker(time.Minute)
-	defer t.Stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.closing:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	if s.wakeups.enabled {
+		go s.wakeups.send(ctx)
+		go s.wakeups.listen(ctx)
+	}
+	house := time.NewTicker(time.Minute)
+	defer house.Stop()
+	catch := time.NewTicker(s.cfg.CatchUp)
+	defer catch.Stop()
+	s.housekeeping(ctx)
 	for {
-		s.housekeeping(ctx)
 		select {
 		case <-ctx.Done():
 			return
-		case <-s.closing:
-			return
-		case <-t.C:
+		case <-house.C:
+			s.housekeeping(ctx)
+		case <-catch.C:
+			if err := s.catchUp(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("catch-up check failed", "err", err)
+			}
 		}
 	}
 }

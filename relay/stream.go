@@ -44,14 +44,16 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	if err != nil {
 		return err
 	}
-	if err := s.accounts.Seen(ctx, dev); err != nil {
+	gen, err := s.accounts.OpenStream(ctx, dev)
+	if err != nil {
 		return err
 	}
 
 	// Attach before reading the head: an envelope committed from here on
 	// either has a seq up to the head (and is in the replay) or wakes the
 	// live loop.
-	st := s.hub.attach(dev)
+	st := s.hub.attach(dev, gen)
+	s.wakeups.announce(dev, gen)
 	defer s.hub.detach(st)
 	s.wg.Add(1)
 	defer s.wg.Done()
@@ -76,6 +78,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 				}
 				last = items[i].Seq
 			}
+			st.sent.Store(last)
 			if len(items) < replayBatch {
 				return out.flush()
 			}
@@ -99,6 +102,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 		return end(err)
 	}
 	last = head
+	st.sent.Store(last)
 	if err := out.event("ready", 0, map[string]int64{"seq": head}); err != nil {
 		return end(err)
 	}

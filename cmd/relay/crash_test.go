@@ -29,13 +29,14 @@ type relayProc struct {
 	t    *testing.T
 	db   string
 	addr string
+	args []string // extra flags
 	mu   sync.Mutex // guards cmd
 	cmd  *exec.Cmd
 }
 
 func (p *relayProc) start() {
 	p.t.Helper()
-	cmd := exec.Command(binary, "--listen", p.addr, "--rate", "100000", "--ping-interval", "1h")
+	cmd := exec.Command(binary, append([]string{"--listen", p.addr, "--rate", "100000", "--ping-interval", "1h"}, p.args...)...)
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+p.db)
 	out, err := cmd.StdoutPipe()
 	if err != nil {

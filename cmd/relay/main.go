@@ -61,6 +61,8 @@ type options struct {
 	maxBody      int
 	logLevel     string
 	logFormat    string
+	notify       bool
+	catchUp      time.Duration
 }
 
 // env returns the environment variable's value, or def when it is unset.
@@ -75,6 +77,15 @@ func envInt(name string, def int) int {
 	if v, ok := os.LookupEnv(name); ok {
 		if n, err := strconv.Atoi(v); err == nil {
 			return n
+		}
+	}
+	return def
+}
+
+func envBool(name string, def bool) bool {
+	if v, ok := os.LookupEnv(name); ok {
+		if b, err := strconv.ParseBool(v); err == nil {
+			return b
 		}
 	}
 	return def
@@ -100,6 +111,8 @@ func parseFlags(cmd string, args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.rate, "rate", envInt("RELAY_RATE", 30), "envelopes per minute per account, also the burst ($RELAY_RATE)")
 	fs.DurationVar(&o.pingInterval, "ping-interval", envDuration("RELAY_PING_INTERVAL", 20*time.Second), "interval of event: ping on streams ($RELAY_PING_INTERVAL)")
 	fs.IntVar(&o.maxBody, "max-body", envInt("RELAY_MAX_BODY", envelope.MaxBody), "largest decoded envelope body in bytes ($RELAY_MAX_BODY)")
+	fs.BoolVar(&o.notify, "notify", envBool("RELAY_NOTIFY", true), "wake streams on other relay instances through LISTEN/NOTIFY ($RELAY_NOTIFY)")
+	fs.DurationVar(&o.catchUp, "catch-up-interval", envDuration("RELAY_CATCH_UP_INTERVAL", 5*time.Second), "how often every stream is checked against the database, bounding the delay when a notification is lost ($RELAY_CATCH_UP_INTERVAL)")
 	fs.StringVar(&o.logLevel, "log-level", env("RELAY_LOG_LEVEL", "info"), "debug, info, warn or error ($RELAY_LOG_LEVEL)")
 	fs.StringVar(&o.logFormat, "log-format", env("RELAY_LOG_FORMAT", "text"), "text or json ($RELAY_LOG_FORMAT)")
 	fs.Usage = func() {
@@ -118,6 +131,9 @@ func parseFlags(cmd string, args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.rate < 1 {
 		return nil, errors.New("--rate must be at least 1")
+	}
+	if o.catchUp < 10*time.Millisecond {
+		return nil, errors.New("--catch-up-interval must be at least 10ms")
 	}
 	if o.pingInterval < 10*time.Millisecond {
 		return nil, errors.New("--ping-interval must be at least 10ms")
@@ -189,6 +205,7 @@ func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger
 	srv, err := relay.New(relay.Config{
 		Pool: pool, Logger: log, BaseURL: base, Origins: origins,
 		RatePerMinute: o.rate, PingInterval: o.pingInterval, MaxBody: o.maxBody,
+		DisableNotify: !o.notify, CatchUp: o.catchUp,
 	})
 	if err != nil {
 		return err
