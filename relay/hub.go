@@ -25,8 +25,8 @@ type hub struct {
 // stream is the hub's handle on one open event stream.
 type stream struct {
 	device string
-	gen    int64        // the stream's generation (ADR 0016)
-	sent   atomic.Int64 // the last seq written to the client
+	gen    int64         // the stream's generation (ADR 0016)
+	sent   atomic.Int64  // the last seq written to the client
 	wake   chan struct{} // capacity 1: wake-ups coalesce
 	done   chan struct{} // closed when the relay ends the stream
 	reason string        // why done was closed; written before the close

@@ -29,7 +29,7 @@ type relayProc struct {
 	t    *testing.T
 	db   string
 	addr string
-	args []string // extra flags
+	args []string   // extra flags
 	mu   sync.Mutex // guards cmd
 	cmd  *exec.Cmd
 }
