@@ -335,7 +335,10 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 	if err != nil {
 		return err
 	}
-	if !dup {
+	if dup {
+		s.metrics.duplicates.Inc()
+	} else {
+		s.metrics.accepted.Inc()
 		stored = true
 		ids := make([]string, len(deliveries))
 		for i, d := range deliveries {
@@ -369,9 +372,11 @@ func (s *Server) ack(w http.ResponseWriter, r *http.Request, _ httprouter.Params
 	if err != nil {
 		return err
 	}
+	start := time.Now()
 	if _, err := queue.Ack(r.Context(), s.pool, dev, upTo); err != nil {
 		return err
 	}
+	s.metrics.ack.Observe(time.Since(start).Seconds())
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

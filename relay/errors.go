@@ -3,8 +3,13 @@ package relay
 import (
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"relay/devices"
 	"relay/envelope"
@@ -45,6 +50,7 @@ var (
 	errIDConflict       = newError(http.StatusConflict, "id_conflict", "this envelope id was already used for a different envelope; send it with a new id")
 	errNotFound         = newError(http.StatusNotFound, "not_found", "no such endpoint")
 	errMethodNotAllowed = newError(http.StatusMethodNotAllowed, "method_not_allowed", "this endpoint does not take this method")
+	errUnavailable      = newError(http.StatusServiceUnavailable, "unavailable", "the relay cannot reach its database right now; retry in a few seconds (a resent envelope keeps its id)")
 )
 
 func badRequest(code, format string, args ...any) *apiError {
@@ -87,6 +93,9 @@ func toAPIError(err error, requestID string) *apiError {
 	case errors.Is(err, queue.ErrBadAck):
 		return badRequest("bad_ack", "%s", err.Error())
 	}
+	if dbUnavailable(err) {
+		return errUnavailable
+	}
 	return newError(http.StatusInternalServerError, "internal",
 		"the relay failed to handle this request; the operator can find it in the log under request id %s", requestID)
 }
@@ -95,4 +104,19 @@ func rateLimited(retryAfterSeconds int) *apiError {
 	return &apiError{status: http.StatusTooManyRequests, code: "rate_limited",
 		message: fmt.Sprintf("too many envelopes from this account; retry in %d s", retryAfterSeconds),
 		header:  map[string]string{"Retry-After": strconv.Itoa(retryAfterSeconds)}}
+}
+
+// dbUnavailable reports whether err says the database cannot be reached (as
+// opposed to a query that failed): the client should retry later.
+func dbUnavailable(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		// Class 08: connection exception; 57P01-03: shutting down or
+		// starting up.
+		return strings.HasPrefix(pgErr.Code, "08") || pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03"
+	}
+	var connErr *pgconn.ConnectError
+	var netErr net.Error
+	return errors.As(err, &connErr) || errors.As(err, &netErr) || pgconn.Timeout(err) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "conn closed")
 }

@@ -19,15 +19,18 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/julienschmidt/httprouter"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"relay/devices"
 	"relay/envelope"
+	"relay/migrations"
 	"relay/queue"
 	"relay/webclient"
 )
@@ -76,6 +79,7 @@ type Server struct {
 	accounts *devices.Store
 	hub      *hub
 	wakeups  *bus
+	metrics  *metrics
 	limits   *rateLimits
 	router   *httprouter.Router
 
@@ -142,6 +146,7 @@ func New(cfg Config) (*Server, error) {
 		closing:  make(chan struct{}),
 	}
 	s.wakeups = newBus(cfg.Pool, s.hub, cfg.Logger, !cfg.DisableNotify)
+	s.metrics = newMetrics(s)
 	s.router = s.routes()
 	return s, nil
 }
@@ -159,6 +164,9 @@ func (s *Server) routes() *httprouter.Router {
 	r.POST("/api/messages", s.handle(s.send))
 	r.POST("/api/ack", s.handle(s.ack))
 	r.GET("/api/events", s.handle(s.events))
+	r.GET("/healthz", s.handle(s.healthz))
+	r.GET("/readyz", s.handle(s.readyz))
+	r.Handler(http.MethodGet, "/metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
 	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/api/") {
 			s.writeError(w, r, errNotFound)
@@ -186,6 +194,9 @@ func (s *Server) Handler() http.Handler {
 		sw := &statusWriter{ResponseWriter: w}
 		w.Header().Set("X-Request-Id", id)
 		s.router.ServeHTTP(sw, r)
+		if sw.status != 0 {
+			s.metrics.requests.WithLabelValues(strconv.Itoa(sw.status/100) + "xx").Inc()
+		}
 		// The path only: a query could carry a device id, and nothing
 		// here ever logs a body, a cookie or a header value.
 		s.log.Info("request", "request_id", id, "method", r.Method, "path", r.URL.Path,
@@ -303,6 +314,9 @@ func (s *Server) handle(h handler) httprouter.Handle {
 
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	ae := toAPIError(err, requestID(r))
+	if r.URL.Path == "/api/messages" {
+		s.metrics.rejected.WithLabelValues(ae.code).Inc()
+	}
 	if ae.status >= 500 {
 		s.log.Error("request failed", "request_id", requestID(r), "method", r.Method, "path", r.URL.Path, "err", err)
 	}
@@ -429,4 +443,37 @@ func (s *Server) clearSessionCookie(w http.ResponseWriter) {
 		Name: sessionCookie, Value: "", Path: "/", MaxAge: -1,
 		HttpOnly: true, Secure: s.secure, SameSite: http.SameSiteStrictMode,
 	})
+}
+
+// GET /healthz: the process is alive.
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request, _ httprouter.Params) error {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "alive"})
+	return nil
+}
+
+// GET /readyz: the database answers and holds every migration this relay
+// knows, so the instance can take traffic.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	v, err := migrations.Version(ctx, s.pool)
+	if err != nil {
+		return newError(http.StatusServiceUnavailable, "not_ready", "the database does not answer: %v", unwrapAll(err))
+	}
+	if v < migrations.Latest() {
+		return newError(http.StatusServiceUnavailable, "not_ready", "the database is at migration %d of %d; run relay migrate", v, migrations.Latest())
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "migration": v})
+	return nil
+}
+
+// unwrapAll returns the innermost error, short and without SQL.
+func unwrapAll(err error) error {
+	for {
+		u := errors.Unwrap(err)
+		if u == nil {
+			return err
+		}
+		err = u
+	}
 }

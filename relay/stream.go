@@ -65,6 +65,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	w.WriteHeader(http.StatusOK)
 
 	out := &sseWriter{w: w, rc: http.NewResponseController(w)}
+	live := false // after ready: envelopes count for the delivery latency
 	// pump sends the queue rows with last < seq <= upTo, in order.
 	pump := func(upTo int64) error {
 		for {
@@ -77,6 +78,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 					return err
 				}
 				last = items[i].Seq
+				if live {
+					s.metrics.delivery.Observe(time.Since(time.UnixMilli(items[i].TS)).Seconds())
+				}
 			}
 			st.sent.Store(last)
 			if len(items) < replayBatch {
@@ -109,6 +113,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	if err := out.flush(); err != nil {
 		return end(err)
 	}
+	live = true
 
 	ping := time.NewTicker(s.cfg.PingInterval)
 	defer ping.Stop()

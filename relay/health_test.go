@@ -1,0 +1,92 @@
+package relay_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"relay/relay"
+	"relay/relayclient"
+)
+
+func TestHealthReadyAndMetrics(t *testing.T) {
+	s := newTestServer(t)
+	c := relayclient.New(s.URL)
+	if a := raw(t, c, "GET", "/healthz", nil, nil); a.Status != 200 {
+		t.Fatalf("healthz: %d %s", a.Status, a.Raw)
+	}
+	if a := raw(t, c, "GET", "/readyz", nil, nil); a.Status != 200 || a.Body["status"] != "ready" {
+		t.Fatalf("readyz: %d %s", a.Status, a.Raw)
+	}
+	alice := s.register(t, "alice", 2)
+	s.register(t, "bob", 1)
+	s.send(t, alice.device(0), "bob", "x")
+	_, err := alice.device(0).Send(context.Background(), s.newID(), "nobody", []byte("x"))
+	wantCode(t, err, "unknown_recipient")
+
+	a := raw(t, c, "GET", "/metrics", nil, nil)
+	text := string(a.Raw)
+	for _, want := range []string{
+		"relay_envelopes_accepted_total 1",
+		`relay_envelopes_rejected_total{reason="unknown_recipient"} 1`,
+		"relay_queue_depth 2",
+		"relay_streams_open 0",
+		"relay_db_pool_max_conns",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	for _, secret := range []string{"alice", "bob", alice.Devices[0]} {
+		if strings.Contains(text, secret) {
+			t.Errorf("metrics name %q", secret)
+		}
+	}
+}
+
+// TestDatabaseAwayIs503 runs a relay whose database is not there: requests
+// get 503 unavailable at once, never a hang and never a 202.
+func TestDatabaseAwayIs503(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	pool, err := pgxpool.New(context.Background(), "postgres://x@"+dead+"/x?connect_timeout=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	srv, err := relay.New(relay.Config{Pool: pool, BaseURL: "http://127.0.0.1", Argon2: cheapArgon2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	defer hs.Close()
+	c := relayclient.New(hs.URL)
+	c.Origin = "http://127.0.0.1"
+	start := time.Now()
+	for _, req := range []func() error{
+		func() error { _, err := c.Login(context.Background(), "alice", "password1"); return err },
+		func() error { return c.Register(context.Background(), "alice", "password1", newKey(t)) },
+	} {
+		err := req()
+		var e *relayclient.Error
+		if !errorsAs(err, &e) || e.Status != http.StatusServiceUnavailable || e.Code != "unavailable" {
+			t.Fatalf("with the database away: %v", err)
+		}
+	}
+	if a := raw(t, c, "GET", "/readyz", nil, nil); a.Status != 503 || a.code() != "not_ready" {
+		t.Fatalf("readyz: %d %s", a.Status, a.Raw)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("the answers took %v", d)
+	}
+}

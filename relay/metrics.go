@@ -1,0 +1,75 @@
+package relay
+
+import (
+	"context"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// metrics are the relay's Prometheus series (docs/operations.md). Labels
+// never carry a username, a device id or an envelope id.
+type metrics struct {
+	reg *prometheus.Registry
+
+	accepted   prometheus.Counter     // envelopes stored
+	duplicates prometheus.Counter     // resends answered with the original ts
+	rejected   *prometheus.CounterVec // refused sends, by error code
+	delivery   prometheus.Histogram   // acceptance to write on a live stream
+	ack        prometheus.Histogram   // duration of POST /api/ack
+	requests   *prometheus.CounterVec // HTTP answers by status class
+}
+
+func newMetrics(s *Server) *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		accepted: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "relay_envelopes_accepted_total", Help: "Envelopes stored and answered 202.",
+		}),
+		duplicates: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "relay_envelopes_duplicate_total", Help: "Resends of an accepted envelope, answered 202 with nothing queued.",
+		}),
+		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "relay_envelopes_rejected_total", Help: "Refused POST /api/messages, by error code.",
+		}, []string{"reason"}),
+		delivery: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "relay_delivery_latency_seconds",
+			Help:    "Time from an envelope's acceptance to its write on a live stream (clocks of different instances may differ slightly).",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}),
+		ack: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "relay_ack_duration_seconds", Help: "Time to handle POST /api/ack.",
+			Buckets: prometheus.DefBuckets,
+		}),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "relay_http_responses_total", Help: "HTTP answers, by status class (2xx, 4xx, 5xx).",
+		}, []string{"class"}),
+	}
+	m.reg.MustRegister(m.accepted, m.duplicates, m.rejected, m.delivery, m.ack, m.requests,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "relay_streams_open", Help: "Event streams open on this instance."},
+			func() float64 { return float64(len(s.hub.snapshot())) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "relay_queue_depth", Help: "Envelopes queued for all devices (-1 when the database does not answer within a second)."},
+			func() float64 {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				defer cancel()
+				var n int64
+				if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM queue").Scan(&n); err != nil {
+					return -1
+				}
+				return float64(n)
+			}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "relay_notify_received_total", Help: "Notifications received from other instances."},
+			func() float64 { return float64(s.wakeups.received.Load()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "relay_notify_dropped_total", Help: "Wake-ups not sent to other instances because the queue was full (the catch-up check delivers them)."},
+			func() float64 { return float64(s.wakeups.dropped.Load()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "relay_db_pool_acquired_conns", Help: "Database connections in use."},
+			func() float64 { return float64(s.pool.Stat().AcquiredConns()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "relay_db_pool_total_conns", Help: "Database connections open."},
+			func() float64 { return float64(s.pool.Stat().TotalConns()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "relay_db_pool_max_conns", Help: "Database connections allowed."},
+			func() float64 { return float64(s.pool.Stat().MaxConns()) }),
+	)
+	return m
+}
