@@ -31,9 +31,10 @@ var ErrStreamEnded = errors.New("relay ended the stream")
 // "replaced" or "revoked". lastEventID is the seq to resume after; "" asks
 // for the whole queue.
 //
-// If the connection drops, or the relay sends "shutdown", Stream
-// reconnects by itself when reconnect is true, with the Last-Event-ID of the
-// last envelope received, so nothing is missed or repeated.
+// If the connection drops, the relay answers 5xx, or it sends "shutdown",
+// Stream reconnects by itself when reconnect is true, with backoff and the
+// Last-Event-ID of the last envelope received, so nothing is missed or
+// repeated. A 4xx answer ends it with the relay's error.
 //
 // It is built on github.com/r3labs/sse/v2's client (ADR 0004), with two
 // workarounds: that client returns without reconnecting on a clean end of
@@ -75,13 +76,16 @@ func (c *Client) Stream(ctx context.Context, lastEventID string, reconnect bool,
 			cl.ReconnectStrategy = backoff.WithContext(&backoff.StopBackOff{}, ctx)
 		}
 		cl.ResponseValidator = func(_ *sse.Client, resp *http.Response) error {
-			if resp.StatusCode != http.StatusOK {
-				defer resp.Body.Close()
-				err := readError(resp)
-				halt(err)
-				return backoff.Permanent(err)
+			if resp.StatusCode == http.StatusOK {
+				return nil
 			}
-			return nil
+			defer resp.Body.Close()
+			err := readError(resp)
+			if reconnect && resp.StatusCode >= 500 {
+				return err // the relay or its database is away: retry
+			}
+			halt(err)
+			return backoff.Permanent(err)
 		}
 		err := cl.SubscribeRawWithContext(ctx, func(m *sse.Event) {
 			if ctx.Err() != nil {
