@@ -26,7 +26,7 @@ import (
 // relayProc runs the relay binary at a fixed address, so that it can be
 // killed and started again where clients expect it.
 type relayProc struct {
-	t    *testing.T
+	t    testing.TB
 	db   string
 	addr string
 	args []string   // extra flags
@@ -81,7 +81,7 @@ func (p *relayProc) kill() {
 	}
 }
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

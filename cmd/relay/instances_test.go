@@ -15,7 +15,7 @@ import (
 )
 
 // instances starts n relay processes on one database.
-func instances(t *testing.T, n int, args ...string) []*relayProc {
+func instances(t testing.TB, n int, args ...string) []*relayProc {
 	t.Helper()
 	db := testdb.New(t)
 	var ps []*relayProc
@@ -32,7 +32,7 @@ func (p *relayProc) url() string { return "http://" + p.addr }
 
 // account registers name with n devices through the relay at base; the
 // returned clients speak as each device, all with the account's session.
-func account(t *testing.T, base, name string, n int) []*relayclient.Client {
+func account(t testing.TB, base, name string, n int) []*relayclient.Client {
 	t.Helper()
 	ctx := context.Background()
 	c := relayclient.New(base)
