@@ -318,6 +318,10 @@ async function route() {
   if (!sync.isLinked()) return waitingScreen();
   const h = location.hash || '#/chats';
   const m = h.match(/^#\/chat\/([a-z0-9_]{3,32})$/);
+  if (openChatName && (!m || m[1] !== openChatName)) {
+    // Leaving a chat: what it showed has been seen.
+    await sync.markRead(openChatName);
+  }
   if (m) {
     const opening = !current || current.name !== 'chat' || current.arg !== m[1];
     current = { name: 'chat', arg: m[1] };
