@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/oklog/ulid/v2"
 
 	"relay/internal/testdb"
@@ -183,4 +184,37 @@ func TestCrossInstanceReplacementAndRevocation(t *testing.T) {
 		t.Fatal(err)
 	}
 	other.expect(t, "revoked", 2*time.Second)
+}
+
+// TestListenerConnectionDropped terminates every instance's notification
+// connection in PostgreSQL: deliveries go on, within the catch-up interval
+// at worst, and nothing is lost.
+func TestListenerConnectionDropped(t *testing.T) {
+	ps := instances(t, 2, "--catch-up-interval", "300ms")
+	alice := account(t, ps[0].url(), "alice", 1)
+	bob := account(t, ps[0].url(), "bob", 1)
+	f := follow(at(bob[0], ps[1]))
+	defer f.cancel()
+	f.expect(t, "ready", 10*time.Second)
+
+	pool, err := pgxpool.New(context.Background(), ps[0].db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var n int
+	if err := pool.QueryRow(context.Background(), `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE datname = current_database() AND query LIKE 'LISTEN%'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 {
+		t.Fatalf("terminated %d listener connections, want 2", n)
+	}
+	for i := 1; i <= 5; i++ {
+		id := send(t, alice[0], "bob")
+		e := f.expect(t, "envelope", 5*time.Second)
+		if e.Envelope.ID != id || e.Envelope.Seq != int64(i) {
+			t.Fatalf("got %s seq %d, want %s seq %d", e.Envelope.ID, e.Envelope.Seq, id, i)
+		}
+	}
 }
