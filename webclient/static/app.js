@@ -319,8 +319,9 @@ async function route() {
   const h = location.hash || '#/chats';
   const m = h.match(/^#\/chat\/([a-z0-9_]{3,32})$/);
   if (openChatName && (!m || m[1] !== openChatName)) {
-    // Leaving a chat: what it showed has been seen.
-    await sync.markRead(openChatName);
+    // Leaving a chat: what it showed has been seen. Not awaited: routing
+    // decides synchronously, so that the newest hash always wins.
+    sync.markRead(openChatName);
   }
   if (m) {
     const opening = !current || current.name !== 'chat' || current.arg !== m[1];
