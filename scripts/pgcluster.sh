@@ -51,12 +51,19 @@ if [ "$(id -u)" -eq 0 ]; then
 	as_owner() { (cd / && runuser -u "$owner" -- "$@"); }
 fi
 
-# resolve_dir moves the cluster to a folder in the temporary directory,
-# named after this checkout, when the owner cannot search the checkout (a
-# parent folder is private to root).
+# resolve_dir makes sure the cluster's owner can reach the cluster folder.
+# The default folder moves to the temporary directory, under a name made
+# from this checkout, when a parent folder is private to root; a folder
+# given in RELAY_PGDIR is never moved: it must be reachable.
 resolve_dir() {
 	[ "$(id -u)" -eq 0 ] && id -u "$owner" >/dev/null 2>&1 || return 0
-	as_owner test -x "$top" && return 0
+	local up
+	up=$(dirname "$pgdir")
+	while [ ! -d "$up" ]; do up=$(dirname "$up"); done
+	as_owner test -x "$up" && return 0
+	if [ -n "${RELAY_PGDIR:-}" ]; then
+		die "user $owner cannot reach $RELAY_PGDIR (a parent folder is private); choose a folder it can reach"
+	fi
 	pgdir=${TMPDIR:-/tmp}/relay-pg-$(printf '%s' "$top" | md5sum | cut -c1-12)
 	data=$pgdir/data log=$pgdir/postgres.log
 	say "user $owner cannot reach $top (a parent folder is private); the cluster lives in $pgdir"

@@ -365,8 +365,10 @@ sync.subscribe(async (ev) => {
   if (ev.type === 'changed') {
     if (!current) return;
     if (current.name === 'chat' && ev.chats.includes(current.arg)) {
-      if (document.visibilityState === 'visible') await sync.markRead(current.arg);
-      chatScreen(current.arg, false);
+      const chat = current.arg;
+      if (document.visibilityState === 'visible') await sync.markRead(chat);
+      // The person may have left the chat while markRead ran.
+      if (current.name === 'chat' && current.arg === chat) chatScreen(chat, false);
     } else if (current.name === 'chats') {
       chatsScreen();
     }
