@@ -330,7 +330,7 @@ async function route() {
     if (opening) {
       await chatScreen(m[1], true);
       const res = await sync.openChat(m[1]);
-      if (res.error) show(++renderGen, el('p', { class: 'error', role: 'alert' }, res.error.code === 'unknown_account' ? `There is no account named ${m[1]}.` : res.error.message));
+      if (res.error && current.name === 'chat' && current.arg === m[1]) show(++renderGen, el('p', { class: 'error', role: 'alert' }, res.error.code === 'unknown_account' ? `There is no account named ${m[1]}.` : res.error.message));
       return;
     }
     return chatScreen(m[1], false);
