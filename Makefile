@@ -6,7 +6,7 @@ PG := scripts/pgcluster.sh
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME ?= 10s
 
-.PHONY: run test check fuzz build pg-stop pg-status clean
+.PHONY: run test check fuzz build bench pg-stop pg-status clean
 
 ## run: start the relay at http://127.0.0.1:8080 (set DATABASE_URL to use your own PostgreSQL)
 run:
@@ -38,6 +38,12 @@ fuzz:
 
 build:
 	$(GO) build -o bin/relay ./cmd/relay
+
+## bench: measure the relay against references run at the same time (about
+## two minutes; BENCH_ARGS=--long for the long version)
+bench: build
+	$(GO) build -o bin/relay-bench ./cmd/relay-bench
+	bin/relay-bench $(BENCH_ARGS)
 
 pg-stop:
 	@$(PG) stop

@@ -57,6 +57,13 @@ type Item struct {
 	Body       []byte `json:"body"`
 }
 
+// RememberSQL writes the idempotency record of an accepted envelope. ON
+// CONFLICT DO NOTHING waits for a concurrent insert of the same key to
+// commit or roll back, so two racing resends cannot both enqueue. Exported,
+// like EnqueueSQL, so that benchmarks run exactly the relay's SQL.
+const RememberSQL = `INSERT INTO sent (account_id, envelope_id, to_username, body_sha256, ts, expires_at)
+	VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`
+
 // Remember records an accepted envelope for idempotency inside the
 // transaction that enqueues it, and keeps the record until expires.
 //
@@ -66,11 +73,7 @@ type Item struct {
 // different recipient or body is ErrIDConflict.
 func Remember(ctx context.Context, tx pgx.Tx, e *Envelope, expires time.Time) (ts int64, dup bool, err error) {
 	sum := sha256.Sum256(e.Body)
-	// ON CONFLICT DO NOTHING waits for a concurrent insert of the same key
-	// to commit or roll back, so two racing resends cannot both enqueue.
-	tag, err := tx.Exec(ctx, `INSERT INTO sent (account_id, envelope_id, to_username, body_sha256, ts, expires_at)
-		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-		e.FromAccount, e.ID, e.ToUsername, sum[:], e.TS, expires)
+	tag, err := tx.Exec(ctx, RememberSQL, e.FromAccount, e.ID, e.ToUsername, sum[:], e.TS, expires)
 	if err != nil {
 		return 0, false, fmt.Errorf("remembering envelope: %w", err)
 	}

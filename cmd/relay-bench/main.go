@@ -1,0 +1,619 @@
+// Command relay-bench measures the relay against a reference run in the
+// same session (docs/performance.md). It starts its own relay process on a
+// fresh database of a given (or the project's private) PostgreSQL, creates
+// accounts and devices through the real API with the rate limit raised, and
+// runs the scenarios below, printing a table and writing JSON.
+//
+//	ingest    senders post 1 KiB envelopes between accounts of three
+//	          devices (five target queues) while every device streams and
+//	          ACKs; reference: pgbench running the relay's own enqueue
+//	          transaction (the SQL from package queue and devices) at the
+//	          same concurrency on the same database, relay stopped
+//	latency   at half the 8-sender peak: POST start to arrival on each
+//	          target's stream
+//	replay    10,000 queued envelopes for one device: connect to ready
+//	idle      idle streams: resident memory and Go heap per stream
+//
+// Loads go to loopback only and stop by themselves.
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/ecdh"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/oklog/ulid/v2"
+
+	"relay/devices"
+	"relay/queue"
+	"relay/relayclient"
+)
+
+type options struct {
+	relay    string
+	adminURL string
+	duration time.Duration
+	idle     int
+	out      string
+	pgbench  string
+}
+
+// result is one line of the table.
+type result struct {
+	Scenario string  `json:"scenario"`
+	Metric   string  `json:"metric"`
+	Value    float64 `json:"value"`
+	Unit     string  `json:"unit"`
+	Note     string  `json:"note,omitempty"`
+}
+
+func main() {
+	o := options{}
+	long := flag.Bool("long", false, "run the long version (longer phases, 10,000 idle streams)")
+	flag.StringVar(&o.relay, "relay", "bin/relay", "the relay binary to measure")
+	flag.StringVar(&o.adminURL, "database-url", os.Getenv("RELAY_BENCH_DATABASE_URL"), "admin URL of a PostgreSQL server; default the project's private cluster")
+	flag.StringVar(&o.out, "json", ".artifacts/bench.json", "where to write the results as JSON")
+	flag.StringVar(&o.pgbench, "pgbench", "", "pgbench binary; default the one beside the PostgreSQL server binaries")
+	flag.Parse()
+	o.duration, o.idle = 4*time.Second, 2000
+	if *long {
+		o.duration, o.idle = 20*time.Second, 10000
+	}
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "relay-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func say(format string, args ...any) { fmt.Fprintf(os.Stderr, "relay-bench: "+format+"\n", args...) }
+
+func run(o options) error {
+	if o.adminURL == "" {
+		out, err := exec.Command("scripts/pgcluster.sh", "url").Output()
+		if err != nil {
+			return fmt.Errorf("starting the private PostgreSQL (run from the top of the checkout, or set --database-url): %w", err)
+		}
+		o.adminURL = strings.TrimSpace(string(out))
+	}
+	if o.pgbench == "" {
+		dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pgbench")
+		sort.Strings(dirs)
+		if len(dirs) == 0 {
+			return errors.New("no pgbench found; install PostgreSQL's server package or pass --pgbench")
+		}
+		o.pgbench = dirs[len(dirs)-1]
+	}
+	ctx := context.Background()
+	dbName := "relay_bench_" + strings.ToLower(ulid.Make().String()[16:])
+	admin, err := pgx.Connect(ctx, o.adminURL)
+	if err != nil {
+		return err
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+dbName); err != nil {
+		return err
+	}
+	defer func() {
+		_, _ = admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+dbName+" WITH (FORCE)")
+		admin.Close(context.Background())
+	}()
+	u, _ := url.Parse(o.adminURL)
+	u.Path = "/" + dbName
+	b := &bench{o: o, db: u.String()}
+	if err := b.startRelay(); err != nil {
+		return err
+	}
+	defer b.stopRelay()
+	b.pool, err = pgxpool.New(ctx, b.db)
+	if err != nil {
+		return err
+	}
+	defer b.pool.Close()
+
+	var results []result
+	add := func(r ...result) {
+		for _, x := range r {
+			say("%-8s %-34s %12.1f %s %s", x.Scenario, x.Metric, x.Value, x.Unit, x.Note)
+		}
+		results = append(results, r...)
+	}
+	var peak8 float64
+	for _, senders := range []int{8, 32} {
+		rate, err := b.ingest(senders)
+		if err != nil {
+			return err
+		}
+		ref, err := b.pgbenchRef(senders)
+		if err != nil {
+			return err
+		}
+		if senders == 8 {
+			peak8 = rate
+		}
+		add(result{"ingest", fmt.Sprintf("relay, %d senders", senders), rate, "envelopes/s", ""},
+			result{"ingest", fmt.Sprintf("pgbench enqueue tx, %d clients", senders), ref, "tx/s", ""},
+			result{"ingest", fmt.Sprintf("relay / pgbench, %d", senders), rate / ref, "ratio", "target ≥ 0.8, then > 1.0"})
+	}
+	lat, err := b.latency(peak8 / 2)
+	if err != nil {
+		return err
+	}
+	add(lat...)
+	rep, err := b.replay(10000)
+	if err != nil {
+		return err
+	}
+	add(rep...)
+	idle, err := b.idleStreams(o.idle)
+	if err != nil {
+		return err
+	}
+	add(idle...)
+
+	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err == nil {
+		data, _ := json.MarshalIndent(map[string]any{
+			"date": time.Now().UTC().Format(time.RFC3339), "cpus": runtime.NumCPU(), "go": runtime.Version(),
+			"duration_s": o.duration.Seconds(), "results": results,
+		}, "", "  ")
+		if err := os.WriteFile(o.out, append(data, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("%-8s  %-36s  %12s  %s\n", "scenario", "metric", "value", "unit")
+	for _, r := range results {
+		fmt.Printf("%-8s  %-36s  %12.2f  %s\n", r.Scenario, r.Metric, r.Value, r.Unit)
+	}
+	fmt.Printf("(JSON in %s)\n", o.out)
+	return nil
+}
+
+type bench struct {
+	o    options
+	db   string
+	pool *pgxpool.Pool
+	cmd  *exec.Cmd
+	base string
+	n    int // accounts made so far, for unique names
+}
+
+func (b *bench) startRelay() error {
+	cmd := exec.Command(b.o.relay, "--listen", "127.0.0.1:0", "--rate", "1000000000", "--log-level", "error")
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+b.db)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting %s (run make build first): %w", b.o.relay, err)
+	}
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			default:
+			}
+		}
+	}()
+	select {
+	case l := <-lines:
+		m := regexp.MustCompile(`listening on (http://\S+)`).FindStringSubmatch(l)
+		if m == nil {
+			return fmt.Errorf("unexpected first line from the relay: %q", l)
+		}
+		b.base, b.cmd = m[1], cmd
+		return nil
+	case <-time.After(30 * time.Second):
+		return errors.New("the relay did not start")
+	}
+}
+
+func (b *bench) stopRelay() {
+	if b.cmd != nil {
+		_ = b.cmd.Process.Signal(syscall.SIGTERM)
+		_ = b.cmd.Wait()
+		b.cmd = nil
+	}
+}
+
+// account registers an account with n devices; the clients speak as each.
+func (b *bench) account(n int) ([]*relayclient.Client, string, error) {
+	b.n++
+	name := fmt.Sprintf("bench%d", b.n)
+	c := relayclient.New(b.base)
+	k, _ := ecdh.P256().GenerateKey(rand.Reader)
+	if err := c.Register(context.Background(), name, "bench password", k.PublicKey().Bytes()); err != nil {
+		return nil, "", err
+	}
+	var out []*relayclient.Client
+	for i := 0; i < n; i++ {
+		id, err := c.AddDevice(context.Background(), "bench", k.PublicKey().Bytes())
+		if err != nil {
+			return nil, "", err
+		}
+		d := *c
+		d.Device = id
+		out = append(out, &d)
+	}
+	return out, name, nil
+}
+
+// consumer streams a device, ACKs every 50 envelopes, and records when
+// each envelope arrived.
+type consumer struct {
+	mu      sync.Mutex // guards arrived
+	arrived map[string]time.Time
+	count   atomic.Int64
+}
+
+func (b *bench) consume(ctx context.Context, c *relayclient.Client, record bool) *consumer {
+	k := &consumer{arrived: map[string]time.Time{}}
+	go c.Stream(ctx, "", true, func(e relayclient.Event) error { //nolint:errcheck // ends with ctx
+		if e.Name != "envelope" {
+			return nil
+		}
+		if record {
+			k.mu.Lock()
+			k.arrived[e.Envelope.ID] = time.Now()
+			k.mu.Unlock()
+		}
+		if k.count.Add(1)%50 == 0 {
+			go c.Ack(context.Background(), e.Envelope.Seq) //nolint:errcheck // a lost ACK is replayed
+		}
+		return nil
+	})
+	return k
+}
+
+type pair struct {
+	from []*relayclient.Client
+	to   []*relayclient.Client
+	name string
+}
+
+func (b *bench) pairs(n int) ([]pair, error) {
+	var ps []pair
+	for i := 0; i < n; i++ {
+		from, _, err := b.account(3)
+		if err != nil {
+			return nil, err
+		}
+		to, name, err := b.account(3)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, pair{from, to, name})
+	}
+	return ps, nil
+}
+
+// ingest measures accepted envelopes per second with every target device
+// streaming and ACKing.
+func (b *bench) ingest(senders int) (float64, error) {
+	say("ingest with %d senders…", senders)
+	ps, err := b.pairs(senders)
+	if err != nil {
+		return 0, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, p := range ps {
+		for _, c := range append(append([]*relayclient.Client{}, p.from[1:]...), p.to...) {
+			b.consume(ctx, c, false)
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	var n atomic.Int64
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	deadline := time.Now().Add(b.o.duration)
+	body := make([]byte, 1024)
+	_, _ = rand.Read(body)
+	for _, p := range ps {
+		wg.Add(1)
+		go func(p pair) {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				if _, err := p.from[0].Send(ctx, ulid.Make().String(), p.name, body); err != nil {
+					failed.Store(err)
+					return
+				}
+				n.Add(1)
+			}
+		}(p)
+	}
+	wg.Wait()
+	if err, ok := failed.Load().(error); ok {
+		return 0, err
+	}
+	return float64(n.Load()) / b.o.duration.Seconds(), nil
+}
+
+// pgbenchRef runs the relay's enqueue transaction with pgbench at the same
+// concurrency, with the relay stopped so that both runs have the machine.
+func (b *bench) pgbenchRef(clients int) (float64, error) {
+	say("pgbench reference with %d clients…", clients)
+	ctx := context.Background()
+	ps, err := b.pairs(clients)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := b.pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS bench_pairs (client_id int PRIMARY KEY,
+		from_account bigint, from_device text, from_username text, to_account bigint, to_username text)`); err != nil {
+		return 0, err
+	}
+	if _, err := b.pool.Exec(ctx, `TRUNCATE bench_pairs`); err != nil {
+		return 0, err
+	}
+	for i, p := range ps {
+		if _, err := b.pool.Exec(ctx, `INSERT INTO bench_pairs SELECT $1, f.id, $2, f.username, t.id, t.username
+			FROM accounts f, accounts t, devices d WHERE d.id = $2 AND f.id = d.account_id AND t.username = $3`,
+			i, p.from[0].Device, p.name); err != nil {
+			return 0, err
+		}
+	}
+	script := pgbenchScript()
+	f, err := os.CreateTemp("", "relay-bench-*.sql")
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.WriteString(script); err != nil {
+		return 0, err
+	}
+	f.Close()
+	b.stopRelay()
+	defer func() {
+		if err := b.startRelay(); err != nil {
+			say("restarting the relay: %v", err)
+		}
+	}()
+	cmd := exec.Command(b.o.pgbench, "-n", "-M", "prepared", "-c", strconv.Itoa(clients), "-j", "2",
+		"-T", strconv.Itoa(int(b.o.duration.Seconds())), "-f", f.Name(), b.db)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return 0, fmt.Errorf("pgbench: %v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`tps = ([0-9.]+)`).FindSubmatch(out)
+	if m == nil {
+		return 0, fmt.Errorf("no tps in pgbench's output:\n%s", out)
+	}
+	return strconv.ParseFloat(string(m[1]), 64)
+}
+
+// pgbenchScript builds the enqueue transaction from the relay's own SQL,
+// with pgbench variables for the parameters.
+func pgbenchScript() string {
+	subst := func(sql string, args ...string) string {
+		for i := len(args); i >= 1; i-- {
+			sql = strings.ReplaceAll(sql, "$"+strconv.Itoa(i), args[i-1])
+		}
+		return strings.ReplaceAll(sql, "\n", " ")
+	}
+	ts := "(extract(epoch from now()) * 1000)::bigint"
+	body := "decode(repeat('ab', 1024), 'hex')"
+	return strings.Join([]string{
+		`SELECT from_account, from_device, from_username, to_account, to_username, md5(random()::text || clock_timestamp()::text) AS eid FROM bench_pairs WHERE client_id = :client_id \gset`,
+		`BEGIN;`,
+		subst(queue.RememberSQL, ":from_account", ":eid", ":to_username", "sha256("+body+")", ts, "now() + interval '6 minutes'") + ";",
+		subst(queue.EnqueueSQL(), "ARRAY[:to_account, :from_account]::bigint[]", ":from_device", ":eid", ":from_username", ":to_username", ts, body) + ";",
+		subst(devices.AddContactsSQL, ":from_account", ":to_account", "now()") + ";",
+		`COMMIT;`,
+	}, "\n") + "\n"
+}
+
+// latency paces envelopes at rate per second for the phase and measures
+// POST start to arrival at each target stream.
+func (b *bench) latency(rate float64) ([]result, error) {
+	say("latency at %.0f envelopes/s…", rate)
+	ps, err := b.pairs(8)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var cons []*consumer
+	for _, p := range ps {
+		for _, c := range append(append([]*relayclient.Client{}, p.from[1:]...), p.to...) {
+			cons = append(cons, b.consume(ctx, c, true))
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	var mu sync.Mutex
+	started := map[string]time.Time{}
+	interval := time.Duration(float64(time.Second) * float64(len(ps)) / rate)
+	deadline := time.Now().Add(b.o.duration)
+	var wg sync.WaitGroup
+	body := make([]byte, 1024)
+	for _, p := range ps {
+		wg.Add(1)
+		go func(p pair) {
+			defer wg.Done()
+			tick := time.NewTicker(interval)
+			defer tick.Stop()
+			for time.Now().Before(deadline) {
+				<-tick.C
+				id := ulid.Make().String()
+				t0 := time.Now()
+				mu.Lock()
+				started[id] = t0
+				mu.Unlock()
+				if _, err := p.from[0].Send(ctx, id, p.name, body); err != nil {
+					say("latency send: %v", err)
+					return
+				}
+			}
+		}(p)
+	}
+	wg.Wait()
+	time.Sleep(500 * time.Millisecond) // the last arrivals
+	var lats []float64
+	for _, k := range cons {
+		k.mu.Lock()
+		for id, at := range k.arrived {
+			if t0, ok := started[id]; ok {
+				lats = append(lats, float64(at.Sub(t0).Microseconds())/1000)
+			}
+		}
+		k.mu.Unlock()
+	}
+	if len(lats) == 0 {
+		return nil, errors.New("latency: nothing arrived")
+	}
+	sort.Float64s(lats)
+	pct := func(p float64) float64 { return lats[min(len(lats)-1, int(p*float64(len(lats))))] }
+	return []result{
+		{"latency", "p50 POST start to stream", pct(0.50), "ms", "target ≤ 5"},
+		{"latency", "p99 POST start to stream", pct(0.99), "ms", "target ≤ 50"},
+		{"latency", "max POST start to stream", lats[len(lats)-1], "ms", fmt.Sprintf("%d deliveries", len(lats))},
+	}, nil
+}
+
+// replay queues n envelopes for one device and times its stream from
+// connect to ready.
+func (b *bench) replay(n int) ([]result, error) {
+	say("replay of %d envelopes…", n)
+	cs, _, err := b.account(1)
+	if err != nil {
+		return nil, err
+	}
+	dev := cs[0].Device
+	ctx := context.Background()
+	if _, err := b.pool.Exec(ctx, `INSERT INTO queue (device_id, seq, envelope_id, from_username, from_device, to_username, ts, body)
+		SELECT $1, g, 'E' || g, 'bench', $1, 'bench', 0, decode(repeat('ab', 1024), 'hex') FROM generate_series(1, $2) g`, dev, n); err != nil {
+		return nil, err
+	}
+	if _, err := b.pool.Exec(ctx, `UPDATE devices SET seq = $2 WHERE id = $1`, dev, n); err != nil {
+		return nil, err
+	}
+	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	got := 0
+	start := time.Now()
+	var took time.Duration
+	_ = cs[0].Stream(sctx, "", false, func(e relayclient.Event) error {
+		switch e.Name {
+		case "envelope":
+			got++
+		case "ready":
+			took = time.Since(start)
+			cancel()
+		}
+		return nil
+	})
+	if got != n {
+		return nil, fmt.Errorf("replay: %d of %d envelopes arrived", got, n)
+	}
+	return []result{
+		{"replay", "connect to ready", float64(took.Milliseconds()), "ms", ""},
+		{"replay", "replay rate", float64(n) / took.Seconds(), "envelopes/s", "target ≥ 20,000"},
+	}, nil
+}
+
+// idleStreams opens n idle streams and reports the relay's memory growth.
+func (b *bench) idleStreams(n int) ([]result, error) {
+	say("opening %d idle streams…", n)
+	var rl syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl) == nil && rl.Cur < uint64(n+1000) {
+		rl.Cur = min(rl.Max, uint64(n+1000))
+		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &rl)
+	}
+	c := relayclient.New(b.base)
+	k, _ := ecdh.P256().GenerateKey(rand.Reader)
+	b.n++
+	if err := c.Register(context.Background(), fmt.Sprintf("idle%d", b.n), "bench password", k.PublicKey().Bytes()); err != nil {
+		return nil, err
+	}
+	ids := make([]string, n)
+	for i := range ids {
+		id, err := c.AddDevice(context.Background(), "idle", k.PublicKey().Bytes())
+		if err != nil {
+			return nil, err
+		}
+		ids[i] = id
+	}
+	u, _ := url.Parse(b.base)
+	cookie := ""
+	for _, ck := range c.HTTP.Jar.Cookies(u) {
+		cookie = ck.Name + "=" + ck.Value
+	}
+	rss0, heap0 := b.memory()
+	start := time.Now()
+	conns := make([]net.Conn, 0, n)
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for _, id := range ids {
+		conn, err := net.Dial("tcp", u.Host)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(conn, "GET /api/events?device=%s HTTP/1.1\r\nHost: %s\r\nCookie: %s\r\n\r\n", id, u.Host, cookie)
+		rd := bufio.NewReader(conn)
+		for {
+			line, err := rd.ReadString('\n')
+			if err != nil {
+				return nil, fmt.Errorf("idle stream: %w", err)
+			}
+			if strings.HasPrefix(line, "event: ready") {
+				break
+			}
+		}
+		conns = append(conns, conn)
+	}
+	opened := time.Since(start)
+	rss1, heap1 := b.memory()
+	return []result{
+		{"idle", fmt.Sprintf("open %d streams", n), float64(opened.Milliseconds()), "ms", ""},
+		{"idle", "resident memory per stream", float64(rss1-rss0) / float64(n) / 1024, "KiB", "target ≤ 20"},
+		{"idle", "Go heap per stream", float64(heap1-heap0) / float64(n) / 1024, "KiB", ""},
+	}, nil
+}
+
+// memory reads the relay's resident set size from /proc and its Go heap
+// from /metrics.
+func (b *bench) memory() (rss, heap int64) {
+	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", b.cmd.Process.Pid))
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			rss = kb * 1024
+		}
+	}
+	resp, err := http.Get(b.base + "/metrics")
+	if err == nil {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "go_memstats_heap_inuse_bytes ") {
+				v, _ := strconv.ParseFloat(strings.Fields(sc.Text())[1], 64)
+				heap = int64(v)
+			}
+		}
+		resp.Body.Close()
+	}
+	return rss, heap
+}
