@@ -112,3 +112,18 @@ func FuzzParseID(f *testing.F) {
 		_ = CheckSkew(id, time.Now(), DefaultSkew)
 	})
 }
+
+// BenchmarkParse is the validation of a 1 KiB envelope, the first thing
+// every POST /api/messages does after authentication.
+func BenchmarkParse(b *testing.B) {
+	body := make([]byte, 1024)
+	_, _ = rand.Read(body)
+	data := []byte(`{"id":"` + ulid.Make().String() + `","to":"recipient","body":"` + base64.StdEncoding.EncodeToString(body) + `"}`)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := Parse(data, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -272,3 +272,42 @@ func TestRememberDedupAndConflict(t *testing.T) {
 		t.Fatalf("different body: %v", err)
 	}
 }
+
+// BenchmarkEnqueue runs the fan-out of one envelope to five devices in its
+// own transaction, against the real database.
+func BenchmarkEnqueue(b *testing.B) {
+	pool, _ := testdb.Pool(b)
+	ctx := context.Background()
+	var accs [2]int64
+	var sender string
+	for i := range accs {
+		if err := pool.QueryRow(ctx, `INSERT INTO accounts (username, password_hash, public_key) VALUES ($1, 'x', '\x04') RETURNING id`,
+			fmt.Sprintf("user%d", i)).Scan(&accs[i]); err != nil {
+			b.Fatal(err)
+		}
+		for j := 0; j < 3; j++ {
+			id := ulid.Make().String()
+			if _, err := pool.Exec(ctx, `INSERT INTO devices (id, account_id, name, public_key) VALUES ($1, $2, 'd', '\x04')`, id, accs[i]); err != nil {
+				b.Fatal(err)
+			}
+			if i == 0 && j == 0 {
+				sender = id
+			}
+		}
+	}
+	body := make([]byte, 1024)
+	b.ReportAllocs()
+	for b.Loop() {
+		e := envelope(accs[0], accs[1], sender, string(body))
+		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			ds, err := queue.Enqueue(ctx, tx, e)
+			if err == nil && len(ds) != 5 {
+				err = fmt.Errorf("%d deliveries", len(ds))
+			}
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}

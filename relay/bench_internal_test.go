@@ -1,0 +1,26 @@
+package relay
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/oklog/ulid/v2"
+
+	"relay/queue"
+)
+
+// BenchmarkSSEEncode frames one 1 KiB envelope as an SSE event, the work a
+// stream does per envelope before writing.
+func BenchmarkSSEEncode(b *testing.B) {
+	rec := httptest.NewRecorder()
+	o := &sseWriter{w: rec, rc: http.NewResponseController(rec)}
+	it := &queue.Item{Seq: 42, ID: ulid.Make().String(), From: "sender", FromDevice: ulid.Make().String(), To: "recipient", TS: 1767225600000, Body: make([]byte, 1024)}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := o.event("envelope", it.Seq, it); err != nil {
+			b.Fatal(err)
+		}
+		o.buf.Reset()
+	}
+}
