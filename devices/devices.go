@@ -271,21 +271,6 @@ func (s *Store) Revoke(ctx context.Context, tx pgx.Tx, accountID int64, deviceID
 	return nil
 }
 
-// AddContactsSQL records two accounts as each other's contacts; exported so
-// that benchmarks run exactly the relay's SQL.
-const AddContactsSQL = `INSERT INTO contacts (account_id, contact_id, since)
-	VALUES ($1, $2, $3), ($2, $1, $3) ON CONFLICT DO NOTHING`
-
-// AddContacts makes a and b contacts of each other, inside the transaction
-// that accepts the envelope between them. It does nothing when a == b.
-func (s *Store) AddContacts(ctx context.Context, tx pgx.Tx, a, b int64) error {
-	if a == b {
-		return nil
-	}
-	_, err := tx.Exec(ctx, AddContactsSQL, a, b, s.now())
-	return err
-}
-
 // Contacts lists an account's contacts, oldest first.
 func (s *Store) Contacts(ctx context.Context, accountID int64) ([]Contact, error) {
 	rows, err := s.pool.Query(ctx, `SELECT a.username, a.public_key, c.since

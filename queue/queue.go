@@ -57,95 +57,6 @@ type Item struct {
 	Body       []byte `json:"body"`
 }
 
-// RememberSQL writes the idempotency record of an accepted envelope. ON
-// CONFLICT DO NOTHING waits for a concurrent insert of the same key to
-// commit or roll back, so two racing resends cannot both enqueue. Exported,
-// like EnqueueSQL, so that benchmarks run exactly the relay's SQL.
-const RememberSQL = `INSERT INTO sent (account_id, envelope_id, to_username, body_sha256, ts, expires_at)
-	VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`
-
-// Remember records an accepted envelope for idempotency inside the
-// transaction that enqueues it, and keeps the record until expires.
-//
-// It returns dup=true with the original ts when the same account already
-// sent this id to the same recipient with the same body: the caller then
-// enqueues nothing and answers as it did the first time. The same id with a
-// different recipient or body is ErrIDConflict.
-func Remember(ctx context.Context, tx pgx.Tx, e *Envelope, expires time.Time) (ts int64, dup bool, err error) {
-	sum := sha256.Sum256(e.Body)
-	tag, err := tx.Exec(ctx, RememberSQL, e.FromAccount, e.ID, e.ToUsername, sum[:], e.TS, expires)
-	if err != nil {
-		return 0, false, fmt.Errorf("remembering envelope: %w", err)
-	}
-	if tag.RowsAffected() == 1 {
-		return e.TS, false, nil
-	}
-	var to string
-	var prior []byte
-	err = tx.QueryRow(ctx, `SELECT to_username, body_sha256, ts FROM sent WHERE account_id = $1 AND envelope_id = $2`,
-		e.FromAccount, e.ID).Scan(&to, &prior, &ts)
-	if err != nil {
-		return 0, false, fmt.Errorf("reading the earlier envelope: %w", err)
-	}
-	if to != e.ToUsername || string(prior) != string(sum[:]) {
-		return 0, false, ErrIDConflict
-	}
-	return ts, true, nil
-}
-
-// enqueueSQL fans one envelope out to every live device of the recipient and
-// of the sender's account except the sending device. It is one statement so
-// that its locks and its seq numbers are taken in a single round trip:
-//
-//   - targets locks the device rows FOR UPDATE in id order. Every fan-out
-//     locks in the same order, so two that share devices cannot deadlock;
-//     and a device revoked meanwhile is re-checked after the lock wait and
-//     dropped.
-//   - bumped advances each device's seq under that lock. The lock is held
-//     until commit, so the next envelope for the device cannot take seq+1
-//     before this one is visible: seq order is commit order.
-//   - the INSERT writes one queue row per device with its new seq.
-const enqueueSQL = `
-WITH targets AS (
-    SELECT id FROM devices
-    WHERE account_id = ANY ($1::bigint[]) AND revoked_at IS NULL AND id <> $2
-    ORDER BY id
-    FOR UPDATE
-), bumped AS (
-    UPDATE devices d SET seq = d.seq + 1
-    FROM targets t WHERE d.id = t.id
-    RETURNING d.id, d.seq
-)
-INSERT INTO queue (device_id, seq, envelope_id, from_username, from_device, to_username, ts, body)
-SELECT id, seq, $3, $4, $2, $5, $6, $7 FROM bumped
-RETURNING device_id, seq`
-
-// EnqueueSQL is the fan-out statement, exported so that benchmarks can run
-// exactly the SQL the relay runs.
-func EnqueueSQL() string { return enqueueSQL }
-
-// Enqueue fans e out inside tx. The caller commits; until then the rows
-// are invisible and the target devices stay locked.
-func Enqueue(ctx context.Context, tx pgx.Tx, e *Envelope) ([]Delivery, error) {
-	accounts := []int64{e.ToAccount}
-	if e.FromAccount != e.ToAccount {
-		accounts = append(accounts, e.FromAccount)
-	}
-	rows, err := tx.Query(ctx, enqueueSQL, accounts, e.FromDevice, e.ID, e.FromUsername, e.ToUsername, e.TS, e.Body)
-	if err != nil {
-		return nil, fmt.Errorf("enqueueing: %w", err)
-	}
-	ds, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Delivery, error) {
-		var d Delivery
-		err := row.Scan(&d.DeviceID, &d.Seq)
-		return d, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("enqueueing: %w", err)
-	}
-	return ds, nil
-}
-
 // Read returns up to limit envelopes of a device's queue with
 // after < seq <= upTo, in seq order.
 func Read(ctx context.Context, pool *pgxpool.Pool, deviceID string, after, upTo int64, limit int) ([]Item, error) {
@@ -212,4 +123,99 @@ func PurgeSent(ctx context.Context, pool *pgxpool.Pool, now time.Time) (int64, e
 		return 0, fmt.Errorf("purging idempotency records: %w", err)
 	}
 	return tag.RowsAffected(), nil
+}
+
+// AcceptSQL accepts an envelope in one statement, and so in one round trip
+// and one implicit transaction (ADR 0017):
+//
+//   - remembered writes the idempotency record (ADR 0003). ON CONFLICT DO
+//     NOTHING waits for a concurrent insert of the same key to commit or
+//     roll back, so two racing resends cannot both enqueue; when the record
+//     already exists nothing else is written.
+//   - targets locks the device rows FOR UPDATE in id order: every fan-out
+//     locks in the same order, so two that share devices cannot deadlock,
+//     and a device revoked meanwhile is re-checked after the lock wait and
+//     dropped.
+//   - bumped advances each device's seq under that lock, which is held
+//     until commit, so the next envelope for the device cannot take seq+1
+//     before this one is visible: seq order is commit order (ADR 0002).
+//   - queued writes one queue row per device with its new seq.
+//   - contacted makes sender and recipient contacts both ways. The
+//     contacts table belongs to package devices; it is written here so that
+//     accepting stays one statement.
+//
+// It answers with whether the record was new and the deliveries. Exported
+// so that the benchmark's pgbench reference runs exactly the relay's SQL.
+//
+// Parameters: $1 sender account, $2 envelope id, $3 recipient username,
+// $4 body SHA-256, $5 ts, $6 record expiry, $7 target accounts, $8 sending
+// device, $9 sender username, $10 body, $11 recipient account, $12 now.
+const AcceptSQL = `
+WITH remembered AS (
+    INSERT INTO sent (account_id, envelope_id, to_username, body_sha256, ts, expires_at)
+    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING
+    RETURNING 1
+), targets AS (
+    SELECT id FROM devices
+    WHERE account_id = ANY ($7::bigint[]) AND revoked_at IS NULL AND id <> $8
+      AND EXISTS (SELECT 1 FROM remembered)
+    ORDER BY id
+    FOR UPDATE
+), bumped AS (
+    UPDATE devices d SET seq = d.seq + 1
+    FROM targets t WHERE d.id = t.id
+    RETURNING d.id, d.seq
+), queued AS (
+    INSERT INTO queue (device_id, seq, envelope_id, from_username, from_device, to_username, ts, body)
+    SELECT id, seq, $2, $9, $8, $3, $5, $10 FROM bumped
+    RETURNING device_id, seq
+), contacted AS (
+    INSERT INTO contacts (account_id, contact_id, since)
+    SELECT a, b, $12 FROM (VALUES ($1::bigint, $11::bigint), ($11::bigint, $1::bigint)) AS v (a, b)
+    WHERE a <> b AND EXISTS (SELECT 1 FROM remembered)
+    ON CONFLICT DO NOTHING
+)
+SELECT (SELECT count(*) FROM remembered), coalesce(array_agg(device_id), '{}'), coalesce(array_agg(seq), '{}') FROM queued`
+
+// Querier is a pool or a transaction.
+type Querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// Accept stores an accepted envelope with AcceptSQL and makes the sender and
+// recipient contacts. For a resend of the same envelope it returns dup=true
+// and the original ts; the same id with another recipient or body is
+// ErrIDConflict.
+func Accept(ctx context.Context, db Querier, e *Envelope, expires, now time.Time) (ts int64, dup bool, ds []Delivery, err error) {
+	sum := sha256.Sum256(e.Body)
+	accounts := []int64{e.ToAccount}
+	if e.FromAccount != e.ToAccount {
+		accounts = append(accounts, e.FromAccount)
+	}
+	var fresh int64
+	var ids []string
+	var seqs []int64
+	err = db.QueryRow(ctx, AcceptSQL, e.FromAccount, e.ID, e.ToUsername, sum[:], e.TS, expires,
+		accounts, e.FromDevice, e.FromUsername, e.Body, e.ToAccount, now).Scan(&fresh, &ids, &seqs)
+	if err != nil {
+		return 0, false, nil, fmt.Errorf("accepting: %w", err)
+	}
+	if fresh == 1 {
+		ds = make([]Delivery, len(ids))
+		for i := range ids {
+			ds[i] = Delivery{DeviceID: ids[i], Seq: seqs[i]}
+		}
+		return e.TS, false, ds, nil
+	}
+	var to string
+	var prior []byte
+	err = db.QueryRow(ctx, `SELECT to_username, body_sha256, ts FROM sent WHERE account_id = $1 AND envelope_id = $2`,
+		e.FromAccount, e.ID).Scan(&to, &prior, &ts)
+	if err != nil {
+		return 0, false, nil, fmt.Errorf("reading the earlier envelope: %w", err)
+	}
+	if to != e.ToUsername || string(prior) != string(sum[:]) {
+		return 0, false, nil, ErrIDConflict
+	}
+	return ts, true, nil, nil
 }

@@ -317,21 +317,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 	// so the record must outlive that (ADR 0003); a minute more covers
 	// requests in flight at the edge.
 	expires := time.UnixMilli(int64(env.ID.Time())).Add(s.cfg.Skew + time.Minute)
-	var (
-		ts         int64
-		dup        bool
-		deliveries []queue.Delivery
-	)
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var err error
-		if ts, dup, err = queue.Remember(ctx, tx, qe, expires); err != nil || dup {
-			return err
-		}
-		if deliveries, err = queue.Enqueue(ctx, tx, qe); err != nil {
-			return err
-		}
-		return s.accounts.AddContacts(ctx, tx, acc.ID, to.ID)
-	})
+	ts, dup, deliveries, err := queue.Accept(ctx, s.pool, qe, expires, now)
 	if err != nil {
 		return err
 	}

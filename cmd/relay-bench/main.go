@@ -6,9 +6,9 @@
 //
 //	ingest    senders post 1 KiB envelopes between accounts of three
 //	          devices (five target queues) while every device streams and
-//	          ACKs; reference: pgbench running the relay's own enqueue
-//	          transaction (the SQL from package queue and devices) at the
-//	          same concurrency on the same database, relay stopped
+//	          ACKs; reference: pgbench running the relay's own accept
+//	          statement (queue.AcceptSQL) at the same concurrency on the
+//	          same database, relay stopped
 //	latency   at half the 8-sender peak: POST start to arrival on each
 //	          target's stream
 //	replay    10,000 queued envelopes for one device: connect to ready
@@ -46,7 +46,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/oklog/ulid/v2"
 
-	"relay/devices"
 	"relay/queue"
 	"relay/relayclient"
 )
@@ -58,6 +57,7 @@ type options struct {
 	idle     int
 	out      string
 	pgbench  string
+	profile  bool
 }
 
 // result is one line of the table.
@@ -76,6 +76,7 @@ func main() {
 	flag.StringVar(&o.adminURL, "database-url", os.Getenv("RELAY_BENCH_DATABASE_URL"), "admin URL of a PostgreSQL server; default the project's private cluster")
 	flag.StringVar(&o.out, "json", ".artifacts/bench.json", "where to write the results as JSON")
 	flag.StringVar(&o.pgbench, "pgbench", "", "pgbench binary; default the one beside the PostgreSQL server binaries")
+	flag.BoolVar(&o.profile, "profile", false, "save a CPU profile of the relay during the 8-sender ingest to .artifacts/ingest.cpu.pprof")
 	flag.Parse()
 	o.duration, o.idle = 4*time.Second, 2000
 	if *long {
@@ -198,7 +199,11 @@ type bench struct {
 }
 
 func (b *bench) startRelay() error {
-	cmd := exec.Command(b.o.relay, "--listen", "127.0.0.1:0", "--rate", "1000000000", "--log-level", "error")
+	args := []string{"--listen", "127.0.0.1:0", "--rate", "1000000000", "--log-level", "error"}
+	if b.o.profile {
+		args = append(args, "--debug-listen", "127.0.0.1:6061")
+	}
+	cmd := exec.Command(b.o.relay, args...)
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+b.db)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -325,6 +330,25 @@ func (b *bench) ingest(senders int) (float64, error) {
 		}
 	}
 	time.Sleep(300 * time.Millisecond)
+	if b.o.profile && senders == 8 {
+		go func() {
+			secs := int(b.o.duration.Seconds()) - 1
+			resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:6061/debug/pprof/profile?seconds=%d", max(secs, 1)))
+			if err != nil {
+				say("profile: %v", err)
+				return
+			}
+			defer resp.Body.Close()
+			f, err := os.Create(filepath.Join(filepath.Dir(b.o.out), "ingest.cpu.pprof"))
+			if err != nil {
+				say("profile: %v", err)
+				return
+			}
+			defer f.Close()
+			_, _ = f.ReadFrom(resp.Body)
+			say("CPU profile of the relay saved to %s", f.Name())
+		}()
+	}
 	var n atomic.Int64
 	var wg sync.WaitGroup
 	var failed atomic.Value
@@ -403,25 +427,20 @@ func (b *bench) pgbenchRef(clients int) (float64, error) {
 	return strconv.ParseFloat(string(m[1]), 64)
 }
 
-// pgbenchScript builds the enqueue transaction from the relay's own SQL,
-// with pgbench variables for the parameters.
+// pgbenchScript runs the relay's own accept statement (queue.AcceptSQL,
+// one statement and so one transaction) with pgbench variables for the
+// parameters.
 func pgbenchScript() string {
-	subst := func(sql string, args ...string) string {
-		for i := len(args); i >= 1; i-- {
-			sql = strings.ReplaceAll(sql, "$"+strconv.Itoa(i), args[i-1])
-		}
-		return strings.ReplaceAll(sql, "\n", " ")
-	}
+	sql := queue.AcceptSQL
 	ts := "(extract(epoch from now()) * 1000)::bigint"
 	body := "decode(repeat('ab', 1024), 'hex')"
-	return strings.Join([]string{
-		`SELECT from_account, from_device, from_username, to_account, to_username, md5(random()::text || clock_timestamp()::text) AS eid FROM bench_pairs WHERE client_id = :client_id \gset`,
-		`BEGIN;`,
-		subst(queue.RememberSQL, ":from_account", ":eid", ":to_username", "sha256("+body+")", ts, "now() + interval '6 minutes'") + ";",
-		subst(queue.EnqueueSQL(), "ARRAY[:to_account, :from_account]::bigint[]", ":from_device", ":eid", ":from_username", ":to_username", ts, body) + ";",
-		subst(devices.AddContactsSQL, ":from_account", ":to_account", "now()") + ";",
-		`COMMIT;`,
-	}, "\n") + "\n"
+	args := []string{":from_account", ":eid", ":to_username", "sha256(" + body + ")", ts, "now() + interval '6 minutes'",
+		"ARRAY[:to_account, :from_account]::bigint[]", ":from_device", ":from_username", body, ":to_account", "now()"}
+	for i := len(args); i >= 1; i-- {
+		sql = strings.ReplaceAll(sql, "$"+strconv.Itoa(i), args[i-1])
+	}
+	return `SELECT from_account, from_device, from_username, to_account, to_username, md5(random()::text || clock_timestamp()::text) AS eid FROM bench_pairs WHERE client_id = :client_id \gset` +
+		"\n" + strings.ReplaceAll(sql, "\n", " ") + ";\n"
 }
 
 // latency paces envelopes at rate per second for the phase and measures

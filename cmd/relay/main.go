@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"net/url"
 	"os"
 	"os/signal"
@@ -63,6 +64,7 @@ type options struct {
 	logFormat    string
 	notify       bool
 	catchUp      time.Duration
+	debugListen  string
 }
 
 // env returns the environment variable's value, or def when it is unset.
@@ -113,6 +115,7 @@ func parseFlags(cmd string, args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.maxBody, "max-body", envInt("RELAY_MAX_BODY", envelope.MaxBody), "largest decoded envelope body in bytes ($RELAY_MAX_BODY)")
 	fs.BoolVar(&o.notify, "notify", envBool("RELAY_NOTIFY", true), "wake streams on other relay instances through LISTEN/NOTIFY ($RELAY_NOTIFY)")
 	fs.DurationVar(&o.catchUp, "catch-up-interval", envDuration("RELAY_CATCH_UP_INTERVAL", 5*time.Second), "how often every stream is checked against the database, bounding the delay when a notification is lost ($RELAY_CATCH_UP_INTERVAL)")
+	fs.StringVar(&o.debugListen, "debug-listen", env("RELAY_DEBUG_LISTEN", ""), "if set, serve Go's pprof profiles at this address (keep it on loopback) ($RELAY_DEBUG_LISTEN)")
 	fs.StringVar(&o.logLevel, "log-level", env("RELAY_LOG_LEVEL", "info"), "debug, info, warn or error ($RELAY_LOG_LEVEL)")
 	fs.StringVar(&o.logFormat, "log-format", env("RELAY_LOG_FORMAT", "text"), "text or json ($RELAY_LOG_FORMAT)")
 	fs.Usage = func() {
@@ -222,6 +225,20 @@ func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger
 		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	go srv.Run(ctx)
+	if o.debugListen != "" {
+		// pprof for profiling before optimising (docs/performance.md);
+		// its own listener, never on the public address.
+		dl, err := net.Listen("tcp", o.debugListen)
+		if err != nil {
+			return fmt.Errorf("--debug-listen: %w", err)
+		}
+		mux := http.NewServeMux()
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+		go http.Serve(dl, mux) //nolint:errcheck // ends with the process
+		log.Info("pprof", "addr", dl.Addr().String())
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	fmt.Fprintf(stdout, "relay is listening on %s (allowed origins: %s)\n", base, strings.Join(origins, ", "))
