@@ -190,6 +190,28 @@ func (s *Store) Authenticate(ctx context.Context, token string) (Account, error)
 	return acc, err
 }
 
+// AuthenticateDevice is the session check and the X-Device check in one
+// query, for the requests that speak as a device. It returns the account
+// and whether deviceID is a live device of it (it must exist, be live and
+// belong to the session's account; an empty deviceID never is). Callers
+// answer every failure of the device part the same way, so the answer does
+// not tell whether a foreign id exists.
+func (s *Store) AuthenticateDevice(ctx context.Context, token, deviceID string) (Account, bool, error) {
+	if token == "" {
+		return Account{}, false, ErrUnauthenticated
+	}
+	var acc Account
+	var live bool
+	err := s.pool.QueryRow(ctx, `SELECT a.id, a.username, a.public_key,
+			EXISTS (SELECT 1 FROM devices d WHERE d.id = $3 AND d.account_id = a.id AND d.revoked_at IS NULL)
+		FROM sessions s JOIN accounts a ON a.id = s.account_id
+		WHERE s.token_hash = $1 AND s.expires_at > $2`, hashToken(token), s.now(), deviceID).Scan(&acc.ID, &acc.Username, &acc.PublicKey, &live)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Account{}, false, ErrUnauthenticated
+	}
+	return acc, live, err
+}
+
 // Lookup returns an account by username: the key directory.
 func (s *Store) Lookup(ctx context.Context, username string) (Account, error) {
 	var acc Account
@@ -223,22 +245,6 @@ func (s *Store) Devices(ctx context.Context, accountID int64) ([]Device, error) 
 		err := row.Scan(&d.ID, &d.AccountID, &d.Name, &d.PublicKey, &d.CreatedAt, &d.LastSeenAt)
 		return d, err
 	})
-}
-
-// CheckDevice is the X-Device check: the device must exist, be live and
-// belong to the session's account. Every failure is the same
-// ErrDeviceForbidden, so the answer does not tell whether a foreign id exists.
-func (s *Store) CheckDevice(ctx context.Context, accountID int64, deviceID string) error {
-	var ok bool
-	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM devices
-		WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL)`, deviceID, accountID).Scan(&ok)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return ErrDeviceForbidden
-	}
-	return nil
 }
 
 // OpenStream records that a device opened its event stream now and returns

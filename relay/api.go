@@ -262,12 +262,8 @@ func (s *Server) listContacts(w http.ResponseWriter, r *http.Request, _ httprout
 func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	ctx := r.Context()
 	// 1. session
-	acc, err := s.session(r)
-	if err != nil {
-		return err
-	}
-	// 2. X-Device
-	dev, err := s.deviceOf(r, acc, false)
+	// 2. X-Device, in the same query
+	acc, dev, err := s.speaker(r, false)
 	if err != nil {
 		return err
 	}
@@ -339,11 +335,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 
 // POST /api/ack
 func (s *Server) ack(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	acc, err := s.session(r)
-	if err != nil {
-		return err
-	}
-	dev, err := s.deviceOf(r, acc, false)
+	_, dev, err := s.speaker(r, false)
 	if err != nil {
 		return err
 	}

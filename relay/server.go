@@ -411,23 +411,33 @@ func (s *Server) session(r *http.Request) (devices.Account, error) {
 	return s.accounts.Authenticate(r.Context(), c.Value)
 }
 
-// deviceOf returns the X-Device id (or, for streams, ?device=) after
-// checking it belongs to acc and is live.
-func (s *Server) deviceOf(r *http.Request, acc devices.Account, allowQuery bool) (string, error) {
+// speaker checks the session and the device a request speaks as, in one
+// query, keeping the documented order: 401 unauthenticated, then 400
+// device_required, then 403 device_forbidden. The device id comes from
+// X-Device or, for streams, from ?device=.
+func (s *Server) speaker(r *http.Request, allowQuery bool) (devices.Account, string, error) {
+	c, err := r.Cookie(sessionCookie)
+	if err != nil || c.Value == "" {
+		return devices.Account{}, "", errUnauthenticated
+	}
 	id := r.Header.Get("X-Device")
 	if id == "" && allowQuery {
 		id = r.URL.Query().Get("device")
 	}
-	if id == "" {
-		return "", errDeviceRequired
-	}
+	lookup := id
 	if _, err := envelope.ParseID(id); err != nil {
-		return "", errDeviceForbidden
+		lookup = "" // never matches; the session is still checked first
 	}
-	if err := s.accounts.CheckDevice(r.Context(), acc.ID, id); err != nil {
-		return "", err
+	acc, live, err := s.accounts.AuthenticateDevice(r.Context(), c.Value, lookup)
+	switch {
+	case err != nil:
+		return devices.Account{}, "", err
+	case id == "":
+		return devices.Account{}, "", errDeviceRequired
+	case !live:
+		return devices.Account{}, "", errDeviceForbidden
 	}
-	return id, nil
+	return acc, id, nil
 }
 
 func (s *Server) setSessionCookie(w http.ResponseWriter, sess devices.Session) {

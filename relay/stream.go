@@ -28,11 +28,7 @@ const (
 // pings in between.
 func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	ctx := r.Context()
-	acc, err := s.session(r)
-	if err != nil {
-		return err
-	}
-	dev, err := s.deviceOf(r, acc, true)
+	_, dev, err := s.speaker(r, true)
 	if err != nil {
 		return err
 	}
