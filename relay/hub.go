@@ -3,6 +3,8 @@ package relay
 import (
 	"sync"
 	"sync/atomic"
+
+	"relay/queue"
 )
 
 // Reasons a stream is ended by the relay; each is also the name of the last
@@ -20,14 +22,21 @@ const (
 type hub struct {
 	mu      sync.Mutex // guards streams
 	streams map[string]*stream
+
+	// dispatch, when set, takes the wake-ups of live streams (see
+	// dispatcher); set once before the hub is used.
+	dispatch *dispatcher
 }
 
 // stream is the hub's handle on one open event stream.
 type stream struct {
 	device string
-	gen    int64         // the stream's generation (ADR 0016)
-	sent   atomic.Int64  // the last seq written to the client
-	wake   chan struct{} // capacity 1: wake-ups coalesce
+	gen    int64        // the stream's generation (ADR 0016)
+	sent   atomic.Int64 // the last seq written to the client
+	queued atomic.Int64 // the last seq written or handed over by the dispatcher
+	live   atomic.Bool  // past ready: new rows come through the dispatcher
+	items  chan []queue.Item
+	wake   chan struct{} // capacity 1: wake-ups coalesce; read for yourself
 	done   chan struct{} // closed when the relay ends the stream
 	reason string        // why done was closed; written before the close
 	once   sync.Once
@@ -37,7 +46,7 @@ func newHub() *hub { return &hub{streams: make(map[string]*stream)} }
 
 // attach registers a new stream for device, ending the one it replaces.
 func (h *hub) attach(device string, gen int64) *stream {
-	s := &stream{device: device, gen: gen, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	s := &stream{device: device, gen: gen, wake: make(chan struct{}, 1), done: make(chan struct{}), items: make(chan []queue.Item, 8)}
 	h.mu.Lock()
 	old := h.streams[device]
 	h.streams[device] = s
@@ -62,11 +71,21 @@ func (h *hub) wake(device string) {
 	h.mu.Lock()
 	s := h.streams[device]
 	h.mu.Unlock()
-	if s != nil {
-		select {
-		case s.wake <- struct{}{}:
-		default: // a wake-up is already pending
-		}
+	if s == nil {
+		return
+	}
+	if s.live.Load() && h.dispatch != nil {
+		h.dispatch.mark(s)
+		return
+	}
+	s.selfRead()
+}
+
+// selfRead tells the stream to read its queue itself. It never blocks.
+func (s *stream) selfRead() {
+	select {
+	case s.wake <- struct{}{}:
+	default: // a wake-up is already pending
 	}
 }
 

@@ -83,9 +83,10 @@ type Server struct {
 	limits   *rateLimits
 	router   *httprouter.Router
 
-	closing chan struct{} // closed by Close: streams end, janitor stops
-	wg      sync.WaitGroup
-	once    sync.Once
+	closing      chan struct{} // closed by Close: streams end, janitor stops
+	stopDispatch context.CancelFunc
+	wg           sync.WaitGroup
+	once         sync.Once
 }
 
 // New checks cfg and returns a Server. It does not touch the database.
@@ -146,6 +147,10 @@ func New(cfg Config) (*Server, error) {
 		closing:  make(chan struct{}),
 	}
 	s.wakeups = newBus(cfg.Pool, s.hub, cfg.Logger, !cfg.DisableNotify)
+	s.hub.dispatch = newDispatcher(cfg.Pool, cfg.Logger)
+	var dctx context.Context
+	dctx, s.stopDispatch = context.WithCancel(context.Background())
+	go s.hub.dispatch.run(dctx)
 	s.metrics = newMetrics(s)
 	s.router = s.routes()
 	return s, nil
@@ -261,6 +266,7 @@ func (s *Server) housekeeping(ctx context.Context) {
 func (s *Server) Close() {
 	s.once.Do(func() { close(s.closing) })
 	s.wg.Wait()
+	s.stopDispatch()
 }
 
 type requestIDKey struct{}

@@ -62,6 +62,27 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 
 	out := &sseWriter{w: w, rc: http.NewResponseController(w)}
 	live := false // after ready: envelopes count for the delivery latency
+	// write sends rows after last, in order; rows at or below last (handed
+	// over twice) are skipped.
+	write := func(items []queue.Item) error {
+		for i := range items {
+			if items[i].Seq <= last {
+				continue
+			}
+			if err := out.event("envelope", items[i].Seq, &items[i]); err != nil {
+				return err
+			}
+			last = items[i].Seq
+			if live {
+				s.metrics.delivery.Observe(time.Since(time.UnixMilli(items[i].TS)).Seconds())
+			}
+		}
+		st.sent.Store(last)
+		if q := st.queued.Load(); q < last {
+			st.queued.CompareAndSwap(q, last)
+		}
+		return nil
+	}
 	// pump sends the queue rows with last < seq <= upTo, in order.
 	pump := func(upTo int64) error {
 		for {
@@ -69,16 +90,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 			if err != nil {
 				return err
 			}
-			for i := range items {
-				if err := out.event("envelope", items[i].Seq, &items[i]); err != nil {
-					return err
-				}
-				last = items[i].Seq
-				if live {
-					s.metrics.delivery.Observe(time.Since(time.UnixMilli(items[i].TS)).Seconds())
-				}
+			if err := write(items); err != nil {
+				return err
 			}
-			st.sent.Store(last)
 			if len(items) < replayBatch {
 				return out.flush()
 			}
@@ -103,6 +117,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	}
 	last = head
 	st.sent.Store(last)
+	st.queued.Store(last)
 	if err := out.event("ready", 0, map[string]int64{"seq": head}); err != nil {
 		return end(err)
 	}
@@ -110,6 +125,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 		return end(err)
 	}
 	live = true
+	st.live.Store(true)
+	// Rows committed between the replay and now have woken the stream
+	// directly (it was not live yet); its wake channel holds that.
 
 	ping := time.NewTicker(s.cfg.PingInterval)
 	defer ping.Stop()
@@ -125,6 +143,21 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 			return end(out.flush())
 		case <-st.wake:
 			if err := pump(math.MaxInt64); err != nil {
+				return end(err)
+			}
+		case batch := <-st.items:
+			// Rows the dispatcher read for this stream. A gap before
+			// them (an earlier hand-over that did not happen) is read
+			// here first.
+			if first := batch[0].Seq; first > last+1 {
+				if err := pump(first - 1); err != nil {
+					return end(err)
+				}
+			}
+			if err := write(batch); err != nil {
+				return end(err)
+			}
+			if err := out.flush(); err != nil {
 				return end(err)
 			}
 		case <-ping.C:

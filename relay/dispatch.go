@@ -1,0 +1,116 @@
+package relay
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"relay/queue"
+)
+
+// dispatcher reads the new queue rows of every woken live stream of this
+// instance in one query and hands each stream its rows, so that an envelope
+// fanned out to five devices costs one read, not five (docs/performance.md).
+// It is only a shortcut: a stream that gets nothing from it (the query
+// failed, its hand-over channel was full) reads its queue itself, and a
+// stream writes only rows after the last seq it wrote, reading any rows in
+// between itself, so the dispatcher can neither duplicate nor skip.
+type dispatcher struct {
+	pool *pgxpool.Pool
+	log  *slog.Logger
+
+	mu     sync.Mutex // guards woken
+	woken  map[*stream]bool
+	signal chan struct{} // capacity 1
+}
+
+func newDispatcher(pool *pgxpool.Pool, log *slog.Logger) *dispatcher {
+	return &dispatcher{pool: pool, log: log, woken: map[*stream]bool{}, signal: make(chan struct{}, 1)}
+}
+
+// mark asks for s's new rows. It never blocks.
+func (d *dispatcher) mark(s *stream) {
+	d.mu.Lock()
+	d.woken[s] = true
+	d.mu.Unlock()
+	select {
+	case d.signal <- struct{}{}:
+	default:
+	}
+}
+
+// dispatchSQL reads up to replayBatch rows per device after the given seqs.
+const dispatchSQL = `SELECT q.device_id, q.seq, q.envelope_id, q.from_username, q.from_device, q.to_username, q.ts, q.body
+FROM unnest($1::text[], $2::bigint[]) AS w (dev, after)
+CROSS JOIN LATERAL (
+    SELECT * FROM queue WHERE device_id = w.dev AND seq > w.after ORDER BY seq LIMIT $3
+) q
+ORDER BY q.device_id, q.seq`
+
+func (d *dispatcher) run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.signal:
+		}
+		d.mu.Lock()
+		woken := d.woken
+		d.woken = map[*stream]bool{}
+		d.mu.Unlock()
+		d.round(ctx, woken)
+	}
+}
+
+func (d *dispatcher) round(ctx context.Context, woken map[*stream]bool) {
+	devs := make([]string, 0, len(woken))
+	after := make([]int64, 0, len(woken))
+	byDev := make(map[string]*stream, len(woken))
+	for s := range woken {
+		devs = append(devs, s.device)
+		after = append(after, s.queued.Load())
+		byDev[s.device] = s
+	}
+	items, err := d.read(ctx, devs, after)
+	if err != nil {
+		if ctx.Err() == nil {
+			d.log.Debug("dispatch failed; streams read for themselves", "err", err)
+		}
+		for s := range woken {
+			s.selfRead()
+		}
+		return
+	}
+	for dev, batch := range items {
+		s := byDev[dev]
+		select {
+		case s.items <- batch:
+			s.queued.Store(batch[len(batch)-1].Seq)
+			if len(batch) == replayBatch {
+				d.mark(s) // there may be more
+			}
+		default:
+			s.selfRead() // the stream is behind: it reads for itself
+		}
+	}
+}
+
+func (d *dispatcher) read(ctx context.Context, devs []string, after []int64) (map[string][]queue.Item, error) {
+	rows, err := d.pool.Query(ctx, dispatchSQL, devs, after, replayBatch)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := map[string][]queue.Item{}
+	for rows.Next() {
+		var dev string
+		var it queue.Item
+		if err := rows.Scan(&dev, &it.Seq, &it.ID, &it.From, &it.FromDevice, &it.To, &it.TS, &it.Body); err != nil {
+			return nil, err
+		}
+		items[dev] = append(items[dev], it)
+	}
+	return items, rows.Err()
+}
