@@ -58,6 +58,7 @@ type options struct {
 	out      string
 	pgbench  string
 	profile  bool
+	only     map[string]bool
 }
 
 // result is one line of the table.
@@ -76,8 +77,13 @@ func main() {
 	flag.StringVar(&o.adminURL, "database-url", os.Getenv("RELAY_BENCH_DATABASE_URL"), "admin URL of a PostgreSQL server; default the project's private cluster")
 	flag.StringVar(&o.out, "json", ".artifacts/bench.json", "where to write the results as JSON")
 	flag.StringVar(&o.pgbench, "pgbench", "", "pgbench binary; default the one beside the PostgreSQL server binaries")
+	scenarios := flag.String("scenarios", "ingest,latency,replay,idle", "which scenarios to run, comma-separated")
 	flag.BoolVar(&o.profile, "profile", false, "save a CPU profile of the relay during the 8-sender ingest to .artifacts/ingest.cpu.pprof")
 	flag.Parse()
+	o.only = map[string]bool{}
+	for _, sc := range strings.Split(*scenarios, ",") {
+		o.only[strings.TrimSpace(sc)] = true
+	}
 	o.duration, o.idle = 4*time.Second, 2000
 	if *long {
 		o.duration, o.idle = 20*time.Second, 10000
@@ -139,8 +145,11 @@ func run(o options) error {
 		}
 		results = append(results, r...)
 	}
-	var peak8 float64
+	peak8 := 600.0 // when ingest is skipped, latency runs at 300/s
 	for _, senders := range []int{8, 32} {
+		if !o.only["ingest"] {
+			break
+		}
 		bare, err := b.ingest(senders, false)
 		if err != nil {
 			return err
@@ -161,21 +170,33 @@ func run(o options) error {
 			result{"ingest", fmt.Sprintf("pgbench enqueue tx, %d clients", senders), ref, "tx/s", ""},
 			result{"ingest", fmt.Sprintf("relay / pgbench, %d", senders), rate / ref, "ratio", "target ≥ 0.8, then > 1.0"})
 	}
-	lat, err := b.latency(peak8 / 2)
-	if err != nil {
-		return err
+	if o.only["latency"] {
+		lat, err := b.latency(peak8 / 2)
+		if err != nil {
+			return err
+		}
+		add(lat...)
 	}
-	add(lat...)
-	rep, err := b.replay(10000)
-	if err != nil {
-		return err
+	if o.only["replay"] {
+		rep, err := b.replay(10000)
+		if err != nil {
+			return err
+		}
+		add(rep...)
 	}
-	add(rep...)
-	idle, err := b.idleStreams(o.idle)
-	if err != nil {
-		return err
+	if o.only["idle"] {
+		// A fresh relay process, so that memory left from the load
+		// scenarios does not blur the per-stream figure.
+		b.stopRelay()
+		if err := b.startRelay(); err != nil {
+			return err
+		}
+		idle, err := b.idleStreams(o.idle)
+		if err != nil {
+			return err
+		}
+		add(idle...)
 	}
-	add(idle...)
 
 	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err == nil {
 		data, _ := json.MarshalIndent(map[string]any{
