@@ -12,6 +12,8 @@
 //	latency   at half the 8-sender peak: POST start to arrival on each
 //	          target's stream
 //	replay    10,000 queued envelopes for one device: connect to ready
+//	ack       three phases of streaming ingest with ACKs: rows deleted per
+//	          second and the queue table's size after each phase
 //	idle      idle streams: resident memory and Go heap per stream
 //
 // Loads go to loopback only and stop by themselves.
@@ -77,7 +79,7 @@ func main() {
 	flag.StringVar(&o.adminURL, "database-url", os.Getenv("RELAY_BENCH_DATABASE_URL"), "admin URL of a PostgreSQL server; default the project's private cluster")
 	flag.StringVar(&o.out, "json", ".artifacts/bench.json", "where to write the results as JSON")
 	flag.StringVar(&o.pgbench, "pgbench", "", "pgbench binary; default the one beside the PostgreSQL server binaries")
-	scenarios := flag.String("scenarios", "ingest,latency,replay,idle", "which scenarios to run, comma-separated")
+	scenarios := flag.String("scenarios", "ingest,latency,replay,ack,idle", "which scenarios to run, comma-separated")
 	flag.BoolVar(&o.profile, "profile", false, "save a CPU profile of the relay during the 8-sender ingest to .artifacts/ingest.cpu.pprof")
 	flag.Parse()
 	o.only = map[string]bool{}
@@ -183,6 +185,13 @@ func run(o options) error {
 			return err
 		}
 		add(rep...)
+	}
+	if o.only["ack"] {
+		ack, err := b.ackCleanup()
+		if err != nil {
+			return err
+		}
+		add(ack...)
 	}
 	if o.only["idle"] {
 		// A fresh relay process, so that memory left from the load
@@ -577,6 +586,48 @@ func (b *bench) replay(n int) ([]result, error) {
 		{"replay", "connect to ready", float64(took.Milliseconds()), "ms", ""},
 		{"replay", "replay rate", float64(n) / took.Seconds(), "envelopes/s", "target ≥ 20,000"},
 	}, nil
+}
+
+// ackCleanup runs steady traffic with every device ACKing for three
+// phases and reports the ACK rate (envelopes deleted per second) and the
+// queue table's total size (heap, TOAST and indexes) after each phase: a
+// size that levels off shows vacuum keeps up with the churn.
+func (b *bench) ackCleanup() ([]result, error) {
+	say("ACK and cleanup over 3 phases…")
+	ctx := context.Background()
+	size := func() (float64, error) {
+		var n int64
+		err := b.pool.QueryRow(ctx, `SELECT pg_total_relation_size('queue')`).Scan(&n)
+		return float64(n) / (1 << 20), err
+	}
+	deleted := func() (int64, error) {
+		var n int64
+		err := b.pool.QueryRow(ctx, `SELECT n_tup_del FROM pg_stat_user_tables WHERE relname = 'queue'`).Scan(&n)
+		return n, err
+	}
+	var out []result
+	d0, err := deleted()
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	for phase := 1; phase <= 3; phase++ {
+		if _, err := b.ingest(8, true); err != nil {
+			return nil, err
+		}
+		mb, err := size()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, result{"ack", fmt.Sprintf("queue table size after phase %d", phase), mb, "MiB", "should level off"})
+	}
+	time.Sleep(time.Second) // the last ACKs
+	d1, err := deleted()
+	if err != nil {
+		return nil, err
+	}
+	return append(out, result{"ack", "envelopes deleted by ACK", float64(d1-d0) / time.Since(start).Seconds(), "per s",
+		"pg_stat counters, which lag by up to a second"}), nil
 }
 
 // idleStreams opens n idle streams and reports the relay's memory growth.
