@@ -175,6 +175,11 @@ const password = "correct horse battery"
 func (tb *tab) fillAuth(user string) {
 	tb.t.Helper()
 	tb.waitFor("the auth form", `document.getElementById('auth-username')`)
+	// Before login there is nothing to navigate to: the main navigation
+	// and the connection bar are not shown.
+	if !eval[bool](tb, `getComputedStyle(document.getElementById('nav')).display === 'none' && getComputedStyle(document.getElementById('conn-bar')).display === 'none'`) {
+		tb.t.Fatal("the navigation or the connection bar shows on the login screen")
+	}
 	tb.do(chromedp.SetValue(chromedp.ID("auth-username"), user), chromedp.SetValue(chromedp.ID("auth-password"), password))
 }
 
