@@ -76,6 +76,31 @@ func Read(ctx context.Context, pool *pgxpool.Pool, deviceID string, after, upTo 
 	return items, nil
 }
 
+// ReadMany is Read for many devices at once: up to limit envelopes of each
+// device's queue after its own seq, in one query, keyed by device.
+func ReadMany(ctx context.Context, pool *pgxpool.Pool, deviceIDs []string, after []int64, limit int) (map[string][]Item, error) {
+	rows, err := pool.Query(ctx, `SELECT q.device_id, q.seq, q.envelope_id, q.from_username, q.from_device, q.to_username, q.ts, q.body
+		FROM unnest($1::text[], $2::bigint[]) AS w (dev, after)
+		CROSS JOIN LATERAL (
+			SELECT * FROM queue WHERE device_id = w.dev AND seq > w.after ORDER BY seq LIMIT $3
+		) q
+		ORDER BY q.device_id, q.seq`, deviceIDs, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("reading queues: %w", err)
+	}
+	defer rows.Close()
+	items := map[string][]Item{}
+	for rows.Next() {
+		var dev string
+		var it Item
+		if err := rows.Scan(&dev, &it.Seq, &it.ID, &it.From, &it.FromDevice, &it.To, &it.TS, &it.Body); err != nil {
+			return nil, fmt.Errorf("reading queues: %w", err)
+		}
+		items[dev] = append(items[dev], it)
+	}
+	return items, rows.Err()
+}
+
 // Head returns the last seq handed out for a device: the resume point of a
 // stream with nothing left to replay.
 func Head(ctx context.Context, pool *pgxpool.Pool, deviceID string) (int64, error) {

@@ -41,14 +41,6 @@ func (d *dispatcher) mark(s *stream) {
 	}
 }
 
-// dispatchSQL reads up to replayBatch rows per device after the given seqs.
-const dispatchSQL = `SELECT q.device_id, q.seq, q.envelope_id, q.from_username, q.from_device, q.to_username, q.ts, q.body
-FROM unnest($1::text[], $2::bigint[]) AS w (dev, after)
-CROSS JOIN LATERAL (
-    SELECT * FROM queue WHERE device_id = w.dev AND seq > w.after ORDER BY seq LIMIT $3
-) q
-ORDER BY q.device_id, q.seq`
-
 func (d *dispatcher) run(ctx context.Context) {
 	for {
 		select {
@@ -73,7 +65,7 @@ func (d *dispatcher) round(ctx context.Context, woken map[*stream]bool) {
 		after = append(after, s.queued.Load())
 		byDev[s.device] = s
 	}
-	items, err := d.read(ctx, devs, after)
+	items, err := queue.ReadMany(ctx, d.pool, devs, after, replayBatch)
 	if err != nil {
 		if ctx.Err() == nil {
 			d.log.Debug("dispatch failed; streams read for themselves", "err", err)
@@ -95,22 +87,4 @@ func (d *dispatcher) round(ctx context.Context, woken map[*stream]bool) {
 			s.selfRead() // the stream is behind: it reads for itself
 		}
 	}
-}
-
-func (d *dispatcher) read(ctx context.Context, devs []string, after []int64) (map[string][]queue.Item, error) {
-	rows, err := d.pool.Query(ctx, dispatchSQL, devs, after, replayBatch)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := map[string][]queue.Item{}
-	for rows.Next() {
-		var dev string
-		var it queue.Item
-		if err := rows.Scan(&dev, &it.Seq, &it.ID, &it.From, &it.FromDevice, &it.To, &it.TS, &it.Body); err != nil {
-			return nil, err
-		}
-		items[dev] = append(items[dev], it)
-	}
-	return items, rows.Err()
 }

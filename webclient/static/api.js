@@ -48,6 +48,5 @@ export const lookup = (username) => call('GET', '/api/accounts/' + encodeURIComp
 export const addDevice = (name, publicKey) => call('POST', '/api/devices', { name, publicKey });
 export const devices = () => call('GET', '/api/devices');
 export const revoke = (id) => call('DELETE', '/api/devices/' + encodeURIComponent(id));
-export const contacts = () => call('GET', '/api/contacts');
 export const send = (id, to, body) => call('POST', '/api/messages', { id, to, body });
 export const ack = (upTo) => call('POST', '/api/ack', { upTo });

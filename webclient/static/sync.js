@@ -76,10 +76,6 @@ export function currentDevice() {
   return device;
 }
 
-export function accountInfo() {
-  return account;
-}
-
 function setConn(state) {
   if (connState === state) return;
   connState = state;
