@@ -260,6 +260,33 @@ func (s *Store) OpenStream(ctx context.Context, deviceID string) (int64, error) 
 	return gen, err
 }
 
+// StreamState is what a relay instance compares its open streams with.
+type StreamState struct {
+	Seq     int64 // the last seq handed out
+	Gen     int64 // the newest stream generation
+	Revoked bool
+}
+
+// StreamStates reads the state of these devices in one query. A device
+// missing from the answer does not exist.
+func (s *Store) StreamStates(ctx context.Context, deviceIDs []string) (map[string]StreamState, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, seq, stream_gen, revoked_at IS NOT NULL FROM devices WHERE id = ANY($1)`, deviceIDs)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[string]StreamState, len(deviceIDs))
+	for rows.Next() {
+		var id string
+		var st StreamState
+		if err := rows.Scan(&id, &st.Seq, &st.Gen, &st.Revoked); err != nil {
+			return nil, err
+		}
+		out[id] = st
+	}
+	return out, rows.Err()
+}
+
 // Revoke marks a device of accountID revoked inside tx; the caller drops its
 // queue in the same transaction. Another account's device, an unknown id and
 // an already revoked device are all ErrUnknownDevice.

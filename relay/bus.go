@@ -202,34 +202,18 @@ func (s *Server) catchUp(ctx context.Context) error {
 	for i, st := range streams {
 		ids[i] = st.device
 	}
-	rows, err := s.pool.Query(ctx, `SELECT id, seq, stream_gen, revoked_at IS NOT NULL FROM devices WHERE id = ANY($1)`, ids)
+	state, err := s.accounts.StreamStates(ctx, ids)
 	if err != nil {
-		return err
-	}
-	type row struct {
-		seq, gen int64
-		revoked  bool
-	}
-	state := map[string]row{}
-	for rows.Next() {
-		var id string
-		var r row
-		if err := rows.Scan(&id, &r.seq, &r.gen, &r.revoked); err != nil {
-			return err
-		}
-		state[id] = r
-	}
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	for _, st := range streams {
 		r, ok := state[st.device]
 		switch {
-		case !ok || r.revoked:
+		case !ok || r.Revoked:
 			s.hub.stop(st.device, eventRevoked)
-		case r.gen > st.gen:
-			s.hub.newer(st.device, r.gen)
-		case r.seq > st.sent.Load():
+		case r.Gen > st.gen:
+			s.hub.newer(st.device, r.Gen)
+		case r.Seq > st.sent.Load():
 			s.hub.wake(st.device)
 		}
 	}
