@@ -212,35 +212,54 @@ type Querier interface {
 // and the original ts; the same id with another recipient or body is
 // ErrIDConflict.
 func Accept(ctx context.Context, db Querier, e *Envelope, expires, now time.Time) (ts int64, dup bool, ds []Delivery, err error) {
+	var fresh int64
+	var ids []string
+	var seqs []int64
+	err = db.QueryRow(ctx, AcceptSQL, acceptArgs(e, expires, now)...).Scan(&fresh, &ids, &seqs)
+	if err != nil {
+		return 0, false, nil, fmt.Errorf("accepting: %w", err)
+	}
+	if fresh == 1 {
+		return e.TS, false, deliveries(ids, seqs), nil
+	}
+	ts, err = resent(ctx, db, e)
+	return ts, err == nil, nil, err
+}
+
+// acceptArgs are AcceptSQL's parameters for e.
+func acceptArgs(e *Envelope, expires, now time.Time) []any {
 	sum := sha256.Sum256(e.Body)
 	accounts := []int64{e.ToAccount}
 	if e.FromAccount != e.ToAccount {
 		accounts = append(accounts, e.FromAccount)
 	}
-	var fresh int64
-	var ids []string
-	var seqs []int64
-	err = db.QueryRow(ctx, AcceptSQL, e.FromAccount, e.ID, e.ToUsername, sum[:], e.TS, expires,
-		accounts, e.FromDevice, e.FromUsername, e.Body, e.ToAccount, now).Scan(&fresh, &ids, &seqs)
-	if err != nil {
-		return 0, false, nil, fmt.Errorf("accepting: %w", err)
+	return []any{e.FromAccount, e.ID, e.ToUsername, sum[:], e.TS, expires,
+		accounts, e.FromDevice, e.FromUsername, e.Body, e.ToAccount, now}
+}
+
+func deliveries(ids []string, seqs []int64) []Delivery {
+	ds := make([]Delivery, len(ids))
+	for i := range ids {
+		ds[i] = Delivery{DeviceID: ids[i], Seq: seqs[i]}
 	}
-	if fresh == 1 {
-		ds = make([]Delivery, len(ids))
-		for i := range ids {
-			ds[i] = Delivery{DeviceID: ids[i], Seq: seqs[i]}
-		}
-		return e.TS, false, ds, nil
-	}
+	return ds
+}
+
+// resent compares e with the idempotency record its id already has and
+// returns the original ts, or ErrIDConflict when the recipient or the body
+// differ.
+func resent(ctx context.Context, db Querier, e *Envelope) (int64, error) {
+	sum := sha256.Sum256(e.Body)
 	var to string
 	var prior []byte
-	err = db.QueryRow(ctx, `SELECT to_username, body_sha256, ts FROM sent WHERE account_id = $1 AND envelope_id = $2`,
+	var ts int64
+	err := db.QueryRow(ctx, `SELECT to_username, body_sha256, ts FROM sent WHERE account_id = $1 AND envelope_id = $2`,
 		e.FromAccount, e.ID).Scan(&to, &prior, &ts)
 	if err != nil {
-		return 0, false, nil, fmt.Errorf("reading the earlier envelope: %w", err)
+		return 0, fmt.Errorf("reading the earlier envelope: %w", err)
 	}
 	if to != e.ToUsername || string(prior) != string(sum[:]) {
-		return 0, false, nil, ErrIDConflict
+		return 0, ErrIDConflict
 	}
-	return ts, true, nil, nil
+	return ts, nil
 }

@@ -18,7 +18,7 @@ import (
 
 // fixture creates accounts with devices directly in the database and returns
 // the device ids per account id.
-func fixture(t *testing.T, pool *pgxpool.Pool, devicesPerAccount ...int) map[int64][]string {
+func fixture(t testing.TB, pool *pgxpool.Pool, devicesPerAccount ...int) map[int64][]string {
 	t.Helper()
 	ctx := context.Background()
 	out := map[int64][]string{}

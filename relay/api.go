@@ -313,7 +313,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 	// so the record must outlive that (ADR 0003); a minute more covers
 	// requests in flight at the edge.
 	expires := time.UnixMilli(int64(env.ID.Time())).Add(s.cfg.Skew + time.Minute)
-	ts, dup, deliveries, err := queue.Accept(ctx, s.pool, qe, expires, now)
+	ts, dup, deliveries, err := s.committer.Accept(ctx, qe, expires, now)
 	if err != nil {
 		return err
 	}
@@ -325,7 +325,8 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 		ids := make([]string, len(deliveries))
 		for i, d := range deliveries {
 			ids[i] = d.DeviceID
-			s.hub.wake(d.DeviceID)
+			s.hub.deliver(d.DeviceID, queue.Item{Seq: d.Seq, ID: qe.ID, From: qe.FromUsername,
+				FromDevice: qe.FromDevice, To: qe.ToUsername, TS: qe.TS, Body: qe.Body})
 		}
 		s.wakeups.wake(ids)
 	}

@@ -79,7 +79,7 @@ func (d *dispatcher) round(ctx context.Context, woken map[*stream]bool) {
 		s := byDev[dev]
 		select {
 		case s.items <- batch:
-			s.queued.Store(batch[len(batch)-1].Seq)
+			s.advanceQueued(batch[len(batch)-1].Seq)
 			if len(batch) == replayBatch {
 				d.mark(s) // there may be more
 			}

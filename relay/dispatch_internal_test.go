@@ -53,3 +53,48 @@ func TestDispatcherHandsOverOrFallsBack(t *testing.T) {
 		t.Fatalf("the full stream's position moved to %d", full.queued.Load())
 	}
 }
+
+// TestHubDeliverInOrderOnly: the accepting request hands a row straight to
+// a live stream only when the stream has been given every row before it;
+// a row out of order, or for a stream not yet live, only wakes the stream
+// to read, and a stream too far behind to take the row is woken to read
+// the gap it now has.
+func TestHubDeliverInOrderOnly(t *testing.T) {
+	h := newHub()
+	s := h.attach("DEVA", 1)
+	s.queued.Store(4)
+	item := func(seq int64) queue.Item { return queue.Item{Seq: seq, ID: "E", Body: []byte{1}} }
+	woken := func() bool {
+		select {
+		case <-s.wake:
+			return true
+		default:
+			return false
+		}
+	}
+
+	h.deliver("DEVA", item(5)) // not live yet: it is replaying
+	if !woken() || len(s.items) != 0 || s.queued.Load() != 4 {
+		t.Fatalf("a stream still replaying was handed a row (queued %d)", s.queued.Load())
+	}
+	s.live.Store(true)
+	h.deliver("DEVA", item(5))
+	if woken() || len(s.items) != 1 || s.queued.Load() != 5 {
+		t.Fatalf("the next row was not handed over (queued %d, %d batches)", s.queued.Load(), len(s.items))
+	}
+	h.deliver("DEVA", item(7)) // 6 has not come this way
+	if !woken() || len(s.items) != 1 || s.queued.Load() != 5 {
+		t.Fatalf("a row out of order was handed over (queued %d)", s.queued.Load())
+	}
+	for seq := int64(6); len(s.items) < cap(s.items); seq++ {
+		h.deliver("DEVA", item(seq))
+	}
+	next := s.queued.Load() + 1
+	h.deliver("DEVA", item(next)) // the channel is full
+	if !woken() || s.queued.Load() != next {
+		t.Fatalf("a stream that could not take its row was not told to read (queued %d, want %d)", s.queued.Load(), next)
+	}
+	if b := <-s.items; b[0].Seq != 5 {
+		t.Fatalf("first hand-over is seq %d, want 5", b[0].Seq)
+	}
+}

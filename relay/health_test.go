@@ -38,6 +38,8 @@ func TestHealthReadyAndMetrics(t *testing.T) {
 		"relay_queue_depth 2",
 		"relay_streams_open 0",
 		"relay_db_pool_max_conns",
+		"relay_accept_group_size_count 1", // one envelope, committed alone
+		"relay_accept_group_failures_total 0",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("metrics lack %q", want)

@@ -81,6 +81,40 @@ func (h *hub) wake(device string) {
 	s.selfRead()
 }
 
+// deliver hands a row just committed by this instance to its device's live
+// stream here, if there is one and it has been given every row before it:
+// the stream writes it without reading PostgreSQL. Otherwise it wakes the
+// stream as wake does. It never blocks.
+func (h *hub) deliver(device string, it queue.Item) {
+	h.mu.Lock()
+	s := h.streams[device]
+	h.mu.Unlock()
+	if s == nil {
+		return
+	}
+	if !s.live.Load() || !s.queued.CompareAndSwap(it.Seq-1, it.Seq) {
+		h.wake(device) // out of order, or not live yet: it reads
+		return
+	}
+	select {
+	case s.items <- []queue.Item{it}:
+	default:
+		// The stream is behind. queued has moved past a row it was not
+		// given, so it will find the gap and read it.
+		s.selfRead()
+	}
+}
+
+// advanceQueued moves queued up to seq; it never moves it back.
+func (s *stream) advanceQueued(seq int64) {
+	for {
+		q := s.queued.Load()
+		if q >= seq || s.queued.CompareAndSwap(q, seq) {
+			return
+		}
+	}
+}
+
 // selfRead tells the stream to read its queue itself. It never blocks.
 func (s *stream) selfRead() {
 	select {

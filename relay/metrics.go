@@ -18,6 +18,7 @@ type metrics struct {
 	rejected   *prometheus.CounterVec // refused sends, by error code
 	delivery   prometheus.Histogram   // acceptance to write on a live stream
 	ack        prometheus.Histogram   // duration of POST /api/ack
+	groups     prometheus.Histogram   // envelopes per group commit
 	requests   *prometheus.CounterVec // HTTP answers by status class
 }
 
@@ -42,11 +43,15 @@ func newMetrics(s *Server) *metrics {
 			Name: "relay_ack_duration_seconds", Help: "Time to handle POST /api/ack.",
 			Buckets: prometheus.DefBuckets,
 		}),
+		groups: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "relay_accept_group_size", Help: "Envelopes committed together in one transaction (group commit).",
+			Buckets: []float64{1, 2, 4, 8, 16, 32, 64},
+		}),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "relay_http_responses_total", Help: "HTTP answers, by status class (2xx, 4xx, 5xx).",
 		}, []string{"class"}),
 	}
-	m.reg.MustRegister(m.accepted, m.duplicates, m.rejected, m.delivery, m.ack, m.requests,
+	m.reg.MustRegister(m.accepted, m.duplicates, m.rejected, m.delivery, m.ack, m.groups, m.requests,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "relay_streams_open", Help: "Event streams open on this instance."},
 			func() float64 { return float64(len(s.hub.snapshot())) }),
@@ -60,6 +65,8 @@ func newMetrics(s *Server) *metrics {
 				}
 				return float64(n)
 			}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "relay_accept_group_failures_total", Help: "Group commits that failed as a whole; their envelopes were then accepted one by one."},
+			func() float64 { return float64(s.committer.Failed()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "relay_notify_received_total", Help: "Notifications received from other instances."},
 			func() float64 { return float64(s.wakeups.received.Load()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "relay_notify_dropped_total", Help: "Wake-ups not sent to other instances because the queue was full (the catch-up check delivers them)."},

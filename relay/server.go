@@ -64,6 +64,11 @@ type Config struct {
 	// notifications (ADR 0016); 0: 5 s. It bounds the extra delay of a
 	// delivery when a notification is lost.
 	CatchUp time.Duration
+
+	// CommitWorkers and MaxGroup size the group commit of accepted
+	// envelopes (ADR 0018); 0: queue.DefaultCommitWorkers and
+	// queue.DefaultMaxGroup.
+	CommitWorkers, MaxGroup int
 }
 
 // Server is the relay's HTTP side. Create it with New, serve Handler, and
@@ -83,10 +88,12 @@ type Server struct {
 	limits   *rateLimits
 	router   *httprouter.Router
 
-	closing      chan struct{} // closed by Close: streams end, janitor stops
-	stopDispatch context.CancelFunc
-	wg           sync.WaitGroup
-	once         sync.Once
+	committer *queue.Committer
+
+	closing     chan struct{}      // closed by Close: streams end, janitor stops
+	stopWorkers context.CancelFunc // stops the dispatcher and the committer
+	wg          sync.WaitGroup
+	once        sync.Once
 }
 
 // New checks cfg and returns a Server. It does not touch the database.
@@ -148,10 +155,13 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.wakeups = newBus(cfg.Pool, s.hub, cfg.Logger, !cfg.DisableNotify)
 	s.hub.dispatch = newDispatcher(cfg.Pool, cfg.Logger)
-	var dctx context.Context
-	dctx, s.stopDispatch = context.WithCancel(context.Background())
-	go s.hub.dispatch.run(dctx)
+	s.committer = queue.NewCommitter(cfg.Pool, cfg.CommitWorkers, cfg.MaxGroup)
 	s.metrics = newMetrics(s)
+	s.committer.Grouped = func(n int) { s.metrics.groups.Observe(float64(n)) }
+	var wctx context.Context
+	wctx, s.stopWorkers = context.WithCancel(context.Background())
+	go s.hub.dispatch.run(wctx)
+	go s.committer.Run(wctx)
 	s.router = s.routes()
 	return s, nil
 }
@@ -266,7 +276,7 @@ func (s *Server) housekeeping(ctx context.Context) {
 func (s *Server) Close() {
 	s.once.Do(func() { close(s.closing) })
 	s.wg.Wait()
-	s.stopDispatch()
+	s.stopWorkers()
 }
 
 type requestIDKey struct{}

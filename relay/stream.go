@@ -78,9 +78,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 			}
 		}
 		st.sent.Store(last)
-		if q := st.queued.Load(); q < last {
-			st.queued.CompareAndSwap(q, last)
-		}
+		st.advanceQueued(last)
 		return nil
 	}
 	// pump sends the queue rows with last < seq <= upTo, in order.

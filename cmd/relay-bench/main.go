@@ -61,6 +61,8 @@ type options struct {
 	pgbench  string
 	profile  bool
 	only     map[string]bool
+
+	latencyRate float64
 }
 
 // result is one line of the table.
@@ -80,6 +82,7 @@ func main() {
 	flag.StringVar(&o.out, "json", ".artifacts/bench.json", "where to write the results as JSON")
 	flag.StringVar(&o.pgbench, "pgbench", "", "pgbench binary; default the one beside the PostgreSQL server binaries")
 	scenarios := flag.String("scenarios", "ingest,latency,replay,ack,idle", "which scenarios to run, comma-separated")
+	flag.Float64Var(&o.latencyRate, "latency-rate", 0, "envelopes per second of the latency scenario; 0: half of the 8-sender ingest peak (300 when ingest is not run)")
 	flag.BoolVar(&o.profile, "profile", false, "save a CPU profile of the relay during the 8-sender ingest to .artifacts/ingest.cpu.pprof")
 	flag.Parse()
 	o.only = map[string]bool{}
@@ -147,20 +150,20 @@ func run(o options) error {
 		}
 		results = append(results, r...)
 	}
-	peak8 := 600.0 // when ingest is skipped, latency runs at 300/s
+	peak8 := 600.0 // when ingest is skipped, latency runs at 300/s unless --latency-rate says
 	for _, senders := range []int{8, 32} {
 		if !o.only["ingest"] {
 			break
 		}
-		bare, err := b.ingest(senders, false)
+		bare, bareCPU, err := b.ingest(senders, false)
 		if err != nil {
 			return err
 		}
-		rate, err := b.ingest(senders, true)
+		rate, rateCPU, err := b.ingest(senders, true)
 		if err != nil {
 			return err
 		}
-		ref, err := b.pgbenchRef(senders)
+		ref, refCPU, err := b.pgbenchRef(senders)
 		if err != nil {
 			return err
 		}
@@ -171,9 +174,20 @@ func run(o options) error {
 			result{"ingest", fmt.Sprintf("relay, %d senders", senders), rate, "envelopes/s", "every device streams and ACKs"},
 			result{"ingest", fmt.Sprintf("pgbench enqueue tx, %d clients", senders), ref, "tx/s", ""},
 			result{"ingest", fmt.Sprintf("relay / pgbench, %d", senders), rate / ref, "ratio", "target ≥ 0.8, then > 1.0"})
+		for _, c := range []struct {
+			what string
+			use  cpuUse
+		}{{"no streams", bareCPU}, {"streaming", rateCPU}, {"pgbench", refCPU}} {
+			add(result{"ingest", fmt.Sprintf("CPU per envelope, %d, %s", senders, c.what), c.use.total(), "ms",
+				fmt.Sprintf("relay %.2f, PostgreSQL %.2f, load %.2f", c.use.relay, c.use.postgres, c.use.load)})
+		}
 	}
 	if o.only["latency"] {
-		lat, err := b.latency(peak8 / 2)
+		rate := peak8 / 2
+		if o.latencyRate > 0 {
+			rate = o.latencyRate
+		}
+		lat, err := b.latency(rate)
 		if err != nil {
 			return err
 		}
@@ -351,11 +365,11 @@ func (b *bench) pairs(n int) ([]pair, error) {
 
 // ingest measures accepted envelopes per second, with every target device
 // streaming and ACKing when streams is true.
-func (b *bench) ingest(senders int, streams bool) (float64, error) {
+func (b *bench) ingest(senders int, streams bool) (float64, cpuUse, error) {
 	say("ingest with %d senders (streams: %v)…", senders, streams)
 	ps, err := b.pairs(senders)
 	if err != nil {
-		return 0, err
+		return 0, cpuUse{}, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -388,6 +402,7 @@ func (b *bench) ingest(senders int, streams bool) (float64, error) {
 	}
 	var n atomic.Int64
 	var wg sync.WaitGroup
+	cpu0 := b.cpu()
 	var failed atomic.Value
 	deadline := time.Now().Add(b.o.duration)
 	body := make([]byte, 1024)
@@ -406,43 +421,44 @@ func (b *bench) ingest(senders int, streams bool) (float64, error) {
 		}(p)
 	}
 	wg.Wait()
+	used := b.cpu().sub(cpu0)
 	if err, ok := failed.Load().(error); ok {
-		return 0, err
+		return 0, cpuUse{}, err
 	}
-	return float64(n.Load()) / b.o.duration.Seconds(), nil
+	return float64(n.Load()) / b.o.duration.Seconds(), used.per(float64(n.Load())), nil
 }
 
 // pgbenchRef runs the relay's enqueue transaction with pgbench at the same
 // concurrency, with the relay stopped so that both runs have the machine.
-func (b *bench) pgbenchRef(clients int) (float64, error) {
+func (b *bench) pgbenchRef(clients int) (float64, cpuUse, error) {
 	say("pgbench reference with %d clients…", clients)
 	ctx := context.Background()
 	ps, err := b.pairs(clients)
 	if err != nil {
-		return 0, err
+		return 0, cpuUse{}, err
 	}
 	if _, err := b.pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS bench_pairs (client_id int PRIMARY KEY,
 		from_account bigint, from_device text, from_username text, to_account bigint, to_username text)`); err != nil {
-		return 0, err
+		return 0, cpuUse{}, err
 	}
 	if _, err := b.pool.Exec(ctx, `TRUNCATE bench_pairs`); err != nil {
-		return 0, err
+		return 0, cpuUse{}, err
 	}
 	for i, p := range ps {
 		if _, err := b.pool.Exec(ctx, `INSERT INTO bench_pairs SELECT $1, f.id, $2, f.username, t.id, t.username
 			FROM accounts f, accounts t, devices d WHERE d.id = $2 AND f.id = d.account_id AND t.username = $3`,
 			i, p.from[0].Device, p.name); err != nil {
-			return 0, err
+			return 0, cpuUse{}, err
 		}
 	}
 	script := pgbenchScript()
 	f, err := os.CreateTemp("", "relay-bench-*.sql")
 	if err != nil {
-		return 0, err
+		return 0, cpuUse{}, err
 	}
 	defer os.Remove(f.Name())
 	if _, err := f.WriteString(script); err != nil {
-		return 0, err
+		return 0, cpuUse{}, err
 	}
 	f.Close()
 	b.stopRelay()
@@ -453,15 +469,18 @@ func (b *bench) pgbenchRef(clients int) (float64, error) {
 	}()
 	cmd := exec.Command(b.o.pgbench, "-n", "-M", "prepared", "-c", strconv.Itoa(clients), "-j", "2",
 		"-T", strconv.Itoa(int(b.o.duration.Seconds())), "-f", f.Name(), b.db)
+	cpu0 := b.cpu()
 	out, err := cmd.CombinedOutput()
+	used := b.cpu().sub(cpu0)
 	if err != nil {
-		return 0, fmt.Errorf("pgbench: %v\n%s", err, out)
+		return 0, cpuUse{}, fmt.Errorf("pgbench: %v\n%s", err, out)
 	}
 	m := regexp.MustCompile(`tps = ([0-9.]+)`).FindSubmatch(out)
 	if m == nil {
-		return 0, fmt.Errorf("no tps in pgbench's output:\n%s", out)
+		return 0, cpuUse{}, fmt.Errorf("no tps in pgbench's output:\n%s", out)
 	}
-	return strconv.ParseFloat(string(m[1]), 64)
+	tps, err := strconv.ParseFloat(string(m[1]), 64)
+	return tps, used.per(tps * b.o.duration.Seconds()), err
 }
 
 // pgbenchScript runs the relay's own accept statement (queue.AcceptSQL,
@@ -499,14 +518,18 @@ func (b *bench) latency(rate float64) ([]result, error) {
 	time.Sleep(300 * time.Millisecond)
 	var mu sync.Mutex
 	started := map[string]time.Time{}
+	var posts []float64 // POST start to 202
 	interval := time.Duration(float64(time.Second) * float64(len(ps)) / rate)
 	deadline := time.Now().Add(b.o.duration)
 	var wg sync.WaitGroup
 	body := make([]byte, 1024)
-	for _, p := range ps {
+	for i, p := range ps {
 		wg.Add(1)
 		go func(p pair) {
 			defer wg.Done()
+			// Senders start evenly spread over one interval, so that the
+			// load is the rate and not a burst of every sender at once.
+			time.Sleep(interval * time.Duration(i) / time.Duration(len(ps)))
 			tick := time.NewTicker(interval)
 			defer tick.Stop()
 			for time.Now().Before(deadline) {
@@ -520,6 +543,9 @@ func (b *bench) latency(rate float64) ([]result, error) {
 					say("latency send: %v", err)
 					return
 				}
+				mu.Lock()
+				posts = append(posts, float64(time.Since(t0).Microseconds())/1000)
+				mu.Unlock()
 			}
 		}(p)
 	}
@@ -539,8 +565,12 @@ func (b *bench) latency(rate float64) ([]result, error) {
 		return nil, errors.New("latency: nothing arrived")
 	}
 	sort.Float64s(lats)
+	sort.Float64s(posts)
 	pct := func(p float64) float64 { return lats[min(len(lats)-1, int(p*float64(len(lats))))] }
+	postPct := func(p float64) float64 { return posts[min(len(posts)-1, int(p*float64(len(posts))))] }
 	return []result{
+		{"latency", "p50 POST start to 202", postPct(0.50), "ms", "the accepting part"},
+		{"latency", "p99 POST start to 202", postPct(0.99), "ms", ""},
 		{"latency", "p50 POST start to stream", pct(0.50), "ms", "target ≤ 5"},
 		{"latency", "p99 POST start to stream", pct(0.99), "ms", "target ≤ 50"},
 		{"latency", "max POST start to stream", lats[len(lats)-1], "ms", fmt.Sprintf("%d deliveries", len(lats))},
@@ -612,7 +642,7 @@ func (b *bench) ackCleanup() ([]result, error) {
 	}
 	start := time.Now()
 	for phase := 1; phase <= 3; phase++ {
-		if _, err := b.ingest(8, true); err != nil {
+		if _, _, err := b.ingest(8, true); err != nil {
 			return nil, err
 		}
 		mb, err := size()

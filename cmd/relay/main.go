@@ -175,7 +175,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	pool, err := pgxpool.New(ctx, o.databaseURL)
+	pcfg, err := pgxpool.ParseConfig(o.databaseURL)
+	if err != nil {
+		return fmt.Errorf("database URL: %w", err)
+	}
+	if !strings.Contains(o.databaseURL, "pool_max_conns") {
+		// pgxpool's default (4 on a 2-core machine) leaves requests
+		// waiting for a connection while the group commit's workers hold
+		// theirs (docs/performance.md); the URL's pool_max_conns wins.
+		pcfg.MaxConns = defaultPoolSize
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		return fmt.Errorf("database URL: %w", err)
 	}
@@ -191,6 +201,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	return serve(ctx, o, pool, log, stdout)
 }
+
+// defaultPoolSize is the relay's database connections when the URL does not
+// say (pool_max_conns).
+const defaultPoolSize = 16
 
 func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger, stdout io.Writer) error {
 	ln, err := net.Listen("tcp", o.listen)

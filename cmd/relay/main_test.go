@@ -91,6 +91,17 @@ func TestBinaryServesAndDrainsOnSIGTERM(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(string(page), "This relay is running") {
 		t.Fatalf("GET /: %d %s", resp.StatusCode, page)
 	}
+	// The database URL does not set pool_max_conns: the relay's own
+	// default applies, not pgxpool's (4 on a small machine).
+	resp, err = http.Get(url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(metrics), "\nrelay_db_pool_max_conns 16\n") {
+		t.Error("the relay does not open its default of 16 database connections")
+	}
 
 	ctx := context.Background()
 	c := relayclient.New(url)
