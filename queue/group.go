@@ -2,7 +2,6 @@ package queue
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -67,12 +66,10 @@ func NewCommitter(pool *pgxpool.Pool, workers, maxGroup int) *Committer {
 	return &Committer{pool: pool, reqs: make(chan *acceptReq), stopped: make(chan struct{}), workers: workers, maxGroup: maxGroup}
 }
 
-// ErrCommitterStopped is returned by Accept after Run has returned.
-var ErrCommitterStopped = errors.New("the relay is stopping")
-
-// Run commits groups until ctx ends. A group in flight when ctx ends is
-// cancelled: its envelopes get an error, and because a group commits
-// whole or not at all, none of them is half-written.
+// Run commits groups until ctx ends. A group in flight then is finished
+// (its requests are waiting for their answers); after Run returns, Accept
+// commits each envelope alone, so a relay draining its requests on the way
+// down still stores what it is sent.
 func (c *Committer) Run(ctx context.Context) {
 	defer close(c.stopped)
 	done := make(chan struct{})
@@ -99,7 +96,7 @@ func (c *Committer) Accept(ctx context.Context, e *Envelope, expires, now time.T
 	case <-ctx.Done():
 		return 0, false, nil, ctx.Err()
 	case <-c.stopped:
-		return 0, false, nil, ErrCommitterStopped
+		return Accept(ctx, c.pool, e, expires, now)
 	}
 	// Once a worker has the envelope it may commit it, so wait for the
 	// answer even if the client has gone: the handler must not report a
@@ -127,7 +124,7 @@ func (c *Committer) work(ctx context.Context) {
 				break gather
 			}
 		}
-		c.commit(ctx, group)
+		c.commit(context.WithoutCancel(ctx), group)
 	}
 }
 

@@ -93,7 +93,7 @@ func toAPIError(err error, requestID string) *apiError {
 	case errors.Is(err, queue.ErrBadAck):
 		return badRequest("bad_ack", "%s", err.Error())
 	}
-	if dbUnavailable(err) || errors.Is(err, queue.ErrCommitterStopped) {
+	if dbUnavailable(err) {
 		return errUnavailable
 	}
 	return newError(http.StatusInternalServerError, "internal",

@@ -2,9 +2,11 @@ package relay
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"math"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -50,121 +52,219 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	// live loop.
 	st := s.hub.attach(dev, gen)
 	s.wakeups.announce(dev, gen)
-	defer s.hub.detach(st)
-	s.wg.Add(1)
-	defer s.wg.Done()
 
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no") // tell proxies not to buffer the stream
-	w.WriteHeader(http.StatusOK)
 
-	out := &sseWriter{w: w, rc: http.NewResponseController(w)}
-	live := false // after ready: envelopes count for the delivery latency
-	// write sends rows after last, in order; rows at or below last (handed
-	// over twice) are skipped.
-	write := func(items []queue.Item) error {
-		for i := range items {
-			if items[i].Seq <= last {
-				continue
+	s.wg.Add(1)
+	if conn, out := hijackStream(w, r); conn != nil {
+		// HTTP/1.x: the stream takes the connection over. The replay runs
+		// here; the live part runs in a goroutine of its own and the
+		// handler returns, so that net/http's buffers and request state,
+		// and the stack the replay grew, are freed: an idle stream keeps
+		// only what it needs (docs/performance.md, idle streams).
+		sctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			// Clients send nothing on a stream; a read ends when the
+			// client goes away.
+			var b [64]byte
+			for {
+				if _, err := conn.Read(b[:]); err != nil {
+					cancel()
+					return
+				}
 			}
-			if err := out.event("envelope", items[i].Seq, &items[i]); err != nil {
-				return err
-			}
-			last = items[i].Seq
-			if live {
-				s.metrics.delivery.Observe(time.Since(time.UnixMilli(items[i].TS)).Seconds())
-			}
+		}()
+		sm := &streamer{s: s, st: st, out: out, last: last, reqID: requestID(r)}
+		done := func() {
+			cancel()
+			conn.Close()
+			s.hub.detach(st)
+			s.wg.Done()
 		}
-		st.sent.Store(last)
-		st.advanceQueued(last)
+		if !sm.replay(sctx) {
+			done()
+			return nil
+		}
+		go func() {
+			defer done()
+			sm.live(sctx)
+		}()
 		return nil
 	}
-	// pump sends the queue rows with last < seq <= upTo, in order.
-	pump := func(upTo int64) error {
-		for {
-			items, err := queue.Read(ctx, s.pool, dev, last, upTo, replayBatch)
-			if err != nil {
-				return err
-			}
-			if err := write(items); err != nil {
-				return err
-			}
-			if len(items) < replayBatch {
-				return out.flush()
-			}
+	// HTTP/2 cannot hand its connection over: stream from the handler.
+	defer s.wg.Done()
+	defer s.hub.detach(st)
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	out := &sseWriter{send: func(p []byte) error {
+		_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+		if _, err := w.Write(p); err != nil {
+			return err
 		}
+		return rc.Flush()
+	}}
+	sm := &streamer{s: s, st: st, out: out, last: last, reqID: requestID(r)}
+	if sm.replay(ctx) {
+		sm.live(ctx)
 	}
-	end := func(err error) error {
-		if err != nil && ctx.Err() == nil {
-			s.log.Warn("stream ended", "request_id", requestID(r), "err", err)
-		}
-		return nil // the status is sent; the stream simply ends
-	}
+	return nil
+}
 
+// hijackStream takes an HTTP/1.x connection over for an event stream and
+// writes the response head (status 200, w's headers, Connection: close;
+// the body then lasts until the connection closes). It returns nil when
+// the connection cannot be taken over.
+func hijackStream(w http.ResponseWriter, r *http.Request) (net.Conn, *sseWriter) {
+	if r.ProtoMajor != 1 {
+		return nil, nil
+	}
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return nil, nil
+	}
+	if sw, ok := w.(*statusWriter); ok {
+		sw.status = http.StatusOK // for the access log
+	}
+	out := &sseWriter{send: func(p []byte) error {
+		_ = conn.SetWriteDeadline(time.Now().Add(writeTimeout))
+		_, err := conn.Write(p)
+		return err
+	}}
+	out.buf.WriteString("HTTP/1.1 200 OK\r\n")
+	w.Header().Set("Date", time.Now().UTC().Format(http.TimeFormat))
+	w.Header().Set("Connection", "close")
+	_ = w.Header().Write(&out.buf)
+	out.buf.WriteString("\r\n")
+	return conn, out
+}
+
+// streamer writes one device's event stream.
+type streamer struct {
+	s     *Server
+	st    *stream
+	out   *sseWriter
+	last  int64 // the last seq written
+	ready bool  // past ready: envelopes count for the delivery latency
+	reqID string
+}
+
+// write sends rows after last, in order; rows at or below last (handed
+// over twice) are skipped.
+func (m *streamer) write(items []queue.Item) error {
+	for i := range items {
+		if items[i].Seq <= m.last {
+			continue
+		}
+		if err := m.out.event("envelope", items[i].Seq, &items[i]); err != nil {
+			return err
+		}
+		m.last = items[i].Seq
+		if m.ready {
+			m.s.metrics.delivery.Observe(time.Since(time.UnixMilli(items[i].TS)).Seconds())
+		}
+	}
+	m.st.sent.Store(m.last)
+	m.st.advanceQueued(m.last)
+	return nil
+}
+
+// pump sends the queue rows with last < seq <= upTo, in order.
+func (m *streamer) pump(ctx context.Context, upTo int64) error {
+	for {
+		items, err := queue.Read(ctx, m.s.pool, m.st.device, m.last, upTo, replayBatch)
+		if err != nil {
+			return err
+		}
+		if err := m.write(items); err != nil {
+			return err
+		}
+		if len(items) < replayBatch {
+			return m.out.flush()
+		}
+	}
+}
+
+// end logs why a stream ended, unless its client left.
+func (m *streamer) end(ctx context.Context, err error) {
+	if err != nil && ctx.Err() == nil {
+		m.s.log.Warn("stream ended", "request_id", m.reqID, "err", err)
+	}
+}
+
+// replay writes the device's queue after last, then ready. It reports
+// whether the stream goes on.
+func (m *streamer) replay(ctx context.Context) bool {
 	// Every row with seq <= head is committed: seq is taken under the
 	// device row's lock, which is held to commit (ADR 0002). So after the
 	// replay the device has everything up to head, or ACKed it earlier.
-	head, err = queue.Head(ctx, s.pool, dev)
+	head, err := queue.Head(ctx, m.s.pool, m.st.device)
+	if err == nil {
+		err = m.pump(ctx, head)
+	}
+	if err == nil {
+		m.last = head
+		m.st.sent.Store(head)
+		m.st.queued.Store(head)
+		err = m.out.event("ready", 0, map[string]int64{"seq": head})
+	}
+	if err == nil {
+		err = m.out.flush()
+	}
 	if err != nil {
-		return end(err)
+		m.end(ctx, err)
+		return false
 	}
-	if err := pump(head); err != nil {
-		return end(err)
-	}
-	last = head
-	st.sent.Store(last)
-	st.queued.Store(last)
-	if err := out.event("ready", 0, map[string]int64{"seq": head}); err != nil {
-		return end(err)
-	}
-	if err := out.flush(); err != nil {
-		return end(err)
-	}
-	live = true
-	st.live.Store(true)
+	m.ready = true
+	m.st.live.Store(true)
 	// Rows committed between the replay and now have woken the stream
 	// directly (it was not live yet); its wake channel holds that.
+	return true
+}
 
-	ping := time.NewTicker(s.cfg.PingInterval)
+// live writes envelopes as they commit, and pings, until the client goes
+// (ctx), the relay ends the stream, or a write fails.
+func (m *streamer) live(ctx context.Context) {
+	ping := time.NewTicker(m.s.cfg.PingInterval)
 	defer ping.Stop()
 	for {
+		var err error
 		select {
 		case <-ctx.Done():
-			return nil
-		case <-st.done:
-			_ = out.event(st.reason, 0, struct{}{})
-			return end(out.flush())
-		case <-s.closing:
-			_ = out.event(eventShutdown, 0, struct{}{})
-			return end(out.flush())
-		case <-st.wake:
-			if err := pump(math.MaxInt64); err != nil {
-				return end(err)
+			return
+		case <-m.st.done:
+			_ = m.out.event(m.st.reason, 0, struct{}{})
+			m.end(ctx, m.out.flush())
+			return
+		case <-m.s.closing:
+			_ = m.out.event(eventShutdown, 0, struct{}{})
+			m.end(ctx, m.out.flush())
+			return
+		case <-m.st.wake:
+			err = m.pump(ctx, math.MaxInt64)
+		case batch := <-m.st.items:
+			// Rows handed over for this stream. A gap before them (an
+			// earlier hand-over that did not happen) is read here first.
+			if first := batch[0].Seq; first > m.last+1 {
+				err = m.pump(ctx, first-1)
 			}
-		case batch := <-st.items:
-			// Rows the dispatcher read for this stream. A gap before
-			// them (an earlier hand-over that did not happen) is read
-			// here first.
-			if first := batch[0].Seq; first > last+1 {
-				if err := pump(first - 1); err != nil {
-					return end(err)
-				}
+			if err == nil {
+				err = m.write(batch)
 			}
-			if err := write(batch); err != nil {
-				return end(err)
-			}
-			if err := out.flush(); err != nil {
-				return end(err)
+			if err == nil {
+				err = m.out.flush()
 			}
 		case <-ping.C:
-			if err := out.event("ping", 0, map[string]int64{"ts": s.now().UnixMilli()}); err != nil {
-				return end(err)
+			err = m.out.event("ping", 0, map[string]int64{"ts": m.s.now().UnixMilli()})
+			if err == nil {
+				err = m.out.flush()
 			}
-			if err := out.flush(); err != nil {
-				return end(err)
-			}
+		}
+		if err != nil {
+			m.end(ctx, err)
+			return
 		}
 	}
 }
@@ -172,9 +272,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 // sseWriter frames events. Every event has a data line, because browsers
 // drop events without one.
 type sseWriter struct {
-	w   http.ResponseWriter
-	rc  *http.ResponseController
-	buf bytes.Buffer
+	buf  bytes.Buffer
+	send func(p []byte) error // writes p to the client under a deadline
 }
 
 var errStreamWrite = errors.New("writing to the event stream")
@@ -203,18 +302,19 @@ func (o *sseWriter) event(name string, id int64, data any) error {
 	return nil
 }
 
-// flush writes what is buffered under a deadline and pushes it to the client.
+// flush sends what is buffered. A buffer grown by a replay is dropped
+// afterwards, so that an idle stream does not keep it.
 func (o *sseWriter) flush() error {
 	if o.buf.Len() == 0 {
 		return nil
 	}
-	_ = o.rc.SetWriteDeadline(time.Now().Add(writeTimeout))
-	if _, err := o.w.Write(o.buf.Bytes()); err != nil {
+	if err := o.send(o.buf.Bytes()); err != nil {
 		return errors.Join(errStreamWrite, err)
 	}
-	o.buf.Reset()
-	if err := o.rc.Flush(); err != nil {
-		return errors.Join(errStreamWrite, err)
+	if o.buf.Cap() > 4<<10 {
+		o.buf = bytes.Buffer{}
+	} else {
+		o.buf.Reset()
 	}
 	return nil
 }

@@ -6,11 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"relay/internal/testdb"
+	"relay/relay"
 	"relay/relayclient"
 )
 
@@ -277,8 +280,13 @@ func TestStreamWireFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
-		t.Fatalf("content type %q", ct)
+	for k, want := range map[string]string{"Content-Type": "text/event-stream", "Cache-Control": "no-store", "X-Accel-Buffering": "no"} {
+		if got := resp.Header.Get(k); got != want {
+			t.Errorf("%s: %q, want %q", k, got, want)
+		}
+	}
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("X-Request-Id") == "" {
+		t.Errorf("status %d, request id %q", resp.StatusCode, resp.Header.Get("X-Request-Id"))
 	}
 	rd := bufio.NewReader(resp.Body)
 	var frames []string
@@ -358,5 +366,101 @@ func TestShutdownEndsStreams(t *testing.T) {
 	s.Relay.Close()
 	if e := f.next(t); e.Name != "shutdown" {
 		t.Fatalf("got %+v, want shutdown", e)
+	}
+}
+
+// metric reads one unlabelled series from the relay's /metrics.
+func (s *testServer) metric(t *testing.T, name string) string {
+	t.Helper()
+	resp, err := http.Get(s.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+			return v
+		}
+	}
+	t.Fatalf("no %s in /metrics", name)
+	return ""
+}
+
+// TestStreamEndsWhenClientLeaves: a stream whose client closes the
+// connection is ended and forgotten at once, not at its next ping (an hour
+// here): the relay watches the connection it took over.
+func TestStreamEndsWhenClientLeaves(t *testing.T) {
+	s := newTestServer(t, withPing(time.Hour))
+	bob := s.register(t, "bob", 1)
+	f := follow(t, bob.device(0), "")
+	f.expectReady(t, 0)
+	if got := s.metric(t, "relay_streams_open"); got != "1" {
+		t.Fatalf("streams open: %s, want 1", got)
+	}
+	f.cancel()
+	deadline := time.Now().Add(5 * time.Second)
+	for s.metric(t, "relay_streams_open") != "0" {
+		if time.Now().After(deadline) {
+			t.Fatal("the stream was still open 5 s after its client left")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestStreamOverHTTP2: over TLS with HTTP/2 the connection cannot be taken
+// over; the stream is served from the handler instead, with the same
+// replay, ready and live envelopes.
+func TestStreamOverHTTP2(t *testing.T) {
+	pool, _ := testdb.Pool(t)
+	hs := httptest.NewUnstartedServer(nil)
+	hs.EnableHTTP2 = true
+	hs.StartTLS()
+	defer hs.Close()
+	srv, err := relay.New(relay.Config{Pool: pool, BaseURL: hs.URL, RatePerMinute: 1000, Argon2: cheapArgon2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	var protos sync.Map
+	hs.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		protos.Store(r.Proto, true)
+		srv.Handler().ServeHTTP(w, r)
+	})
+	ts := &testServer{URL: hs.URL, Pool: pool, Clock: &clock{t: time.Now()}, Relay: srv}
+	client := func() *relayclient.Client {
+		c := relayclient.New(hs.URL)
+		c.HTTP.Transport = hs.Client().Transport
+		return c
+	}
+	ctx := context.Background()
+	users := map[string]*relayclient.Client{}
+	for _, name := range []string{"alice", "bob"} {
+		c := client()
+		if err := c.Register(ctx, name, password, newKey(t)); err != nil {
+			t.Fatal(err)
+		}
+		id, err := c.AddDevice(ctx, "d", newKey(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Device = id
+		users[name] = c
+	}
+	ts.Clock = &clock{t: time.Now()}
+	if _, err := users["alice"].Send(ctx, ts.newID(), "bob", []byte("queued")); err != nil {
+		t.Fatal(err)
+	}
+	f := follow(t, users["bob"], "")
+	f.expectEnvelopes(t, 1, 1)
+	f.expectReady(t, 1)
+	if _, err := users["alice"].Send(ctx, ts.newID(), "bob", []byte("live")); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.expectEnvelopes(t, 2, 1); string(got[0].Body) != "live" {
+		t.Fatalf("live envelope %q", got[0].Body)
+	}
+	if _, ok := protos.Load("HTTP/2.0"); !ok {
+		t.Fatal("the test did not speak HTTP/2")
 	}
 }

@@ -83,7 +83,7 @@ func main() {
 	flag.StringVar(&o.pgbench, "pgbench", "", "pgbench binary; default the one beside the PostgreSQL server binaries")
 	scenarios := flag.String("scenarios", "ingest,latency,replay,ack,idle", "which scenarios to run, comma-separated")
 	flag.Float64Var(&o.latencyRate, "latency-rate", 0, "envelopes per second of the latency scenario; 0: half of the 8-sender ingest peak (300 when ingest is not run)")
-	flag.BoolVar(&o.profile, "profile", false, "save a CPU profile of the relay during the 8-sender ingest to .artifacts/ingest.cpu.pprof")
+	flag.BoolVar(&o.profile, "profile", false, "save a CPU profile of the relay during the 8-sender ingest to .artifacts/ingest.cpu.pprof, and a heap profile with the idle streams open to .artifacts/idle.heap.pprof")
 	flag.Parse()
 	o.only = map[string]bool{}
 	for _, sc := range strings.Split(*scenarios, ",") {
@@ -382,23 +382,7 @@ func (b *bench) ingest(senders int, streams bool) (float64, cpuUse, error) {
 	}
 	time.Sleep(300 * time.Millisecond)
 	if b.o.profile && senders == 8 && streams {
-		go func() {
-			secs := int(b.o.duration.Seconds()) - 1
-			resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:6061/debug/pprof/profile?seconds=%d", max(secs, 1)))
-			if err != nil {
-				say("profile: %v", err)
-				return
-			}
-			defer resp.Body.Close()
-			f, err := os.Create(filepath.Join(filepath.Dir(b.o.out), "ingest.cpu.pprof"))
-			if err != nil {
-				say("profile: %v", err)
-				return
-			}
-			defer f.Close()
-			_, _ = f.ReadFrom(resp.Body)
-			say("CPU profile of the relay saved to %s", f.Name())
-		}()
+		go b.saveProfile(fmt.Sprintf("profile?seconds=%d", max(int(b.o.duration.Seconds())-1, 1)), "ingest.cpu.pprof")
 	}
 	var n atomic.Int64
 	var wg sync.WaitGroup
@@ -661,7 +645,9 @@ func (b *bench) ackCleanup() ([]result, error) {
 }
 
 // idleStreams opens n idle streams and reports the relay's memory growth.
-func (b *bench) idleStreams(n int) ([]result, error) {
+func (b *bench) idleStreams(n int) ([]result, error) { return b.idleStreamsHold(n, 0) }
+
+func (b *bench) idleStreamsHold(n int, hold time.Duration) ([]result, error) {
 	say("opening %d idle streams…", n)
 	var rl syscall.Rlimit
 	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl) == nil && rl.Cur < uint64(n+1000) {
@@ -687,7 +673,7 @@ func (b *bench) idleStreams(n int) ([]result, error) {
 	for _, ck := range c.HTTP.Jar.Cookies(u) {
 		cookie = ck.Name + "=" + ck.Value
 	}
-	rss0, heap0 := b.memory()
+	rss0, heap0, stacks0 := b.memory()
 	start := time.Now()
 	conns := make([]net.Conn, 0, n)
 	defer func() {
@@ -714,17 +700,50 @@ func (b *bench) idleStreams(n int) ([]result, error) {
 		conns = append(conns, conn)
 	}
 	opened := time.Since(start)
-	rss1, heap1 := b.memory()
-	return []result{
+	time.Sleep(hold)
+	rss1, heap1, stacks1 := b.memory()
+	per := func(a, b int64) float64 { return float64(a-b) / float64(n) / 1024 }
+	out := []result{
 		{"idle", fmt.Sprintf("open %d streams", n), float64(opened.Milliseconds()), "ms", ""},
-		{"idle", "resident memory per stream", float64(rss1-rss0) / float64(n) / 1024, "KiB", "target ≤ 20"},
-		{"idle", "Go heap per stream", float64(heap1-heap0) / float64(n) / 1024, "KiB", ""},
-	}, nil
+		{"idle", "resident memory per stream", per(rss1, rss0), "KiB", "target ≤ 20"},
+		{"idle", "Go heap per stream", per(heap1, heap0), "KiB", "in use, including garbage not yet collected"},
+		{"idle", "goroutine stacks per stream", per(stacks1, stacks0), "KiB", ""},
+	}
+	if b.o.profile {
+		// The heap profile collects garbage first; a few seconds later
+		// the runtime has returned some freed memory to the system.
+		b.saveProfile("heap?gc=1", "idle.heap.pprof")
+		time.Sleep(5 * time.Second)
+		rss2, heap2, stacks2 := b.memory()
+		out = append(out, result{"idle", "after a GC: resident memory per stream", per(rss2, rss0), "KiB", "--profile only"},
+			result{"idle", "after a GC: Go heap per stream", per(heap2, heap0), "KiB", ""},
+			result{"idle", "after a GC: goroutine stacks per stream", per(stacks2, stacks0), "KiB", ""})
+	}
+	return out, nil
+}
+
+// saveProfile saves the relay's pprof profile of the given name (and query)
+// next to the JSON results.
+func (b *bench) saveProfile(name, file string) {
+	resp, err := http.Get("http://127.0.0.1:6061/debug/pprof/" + name)
+	if err != nil {
+		say("profile: %v", err)
+		return
+	}
+	defer resp.Body.Close()
+	f, err := os.Create(filepath.Join(filepath.Dir(b.o.out), file))
+	if err != nil {
+		say("profile: %v", err)
+		return
+	}
+	defer f.Close()
+	_, _ = f.ReadFrom(resp.Body)
+	say("profile of the relay saved to %s", f.Name())
 }
 
 // memory reads the relay's resident set size from /proc and its Go heap
 // from /metrics.
-func (b *bench) memory() (rss, heap int64) {
+func (b *bench) memory() (rss, heap, stacks int64) {
 	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", b.cmd.Process.Pid))
 	for _, line := range strings.Split(string(data), "\n") {
 		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
@@ -736,12 +755,19 @@ func (b *bench) memory() (rss, heap int64) {
 	if err == nil {
 		sc := bufio.NewScanner(resp.Body)
 		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "go_memstats_heap_inuse_bytes ") {
-				v, _ := strconv.ParseFloat(strings.Fields(sc.Text())[1], 64)
+			f := strings.Fields(sc.Text())
+			if len(f) != 2 {
+				continue
+			}
+			v, _ := strconv.ParseFloat(f[1], 64)
+			switch f[0] {
+			case "go_memstats_heap_inuse_bytes":
 				heap = int64(v)
+			case "go_memstats_stack_inuse_bytes":
+				stacks = int64(v)
 			}
 		}
 		resp.Body.Close()
 	}
-	return rss, heap
+	return rss, heap, stacks
 }
