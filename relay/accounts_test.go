@@ -2,9 +2,12 @@ package relay_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	"relay/relayclient"
 )
@@ -184,5 +187,102 @@ func TestPlaceholderPage(t *testing.T) {
 	}
 	if strings.Contains(string(a.Raw), "<script>") || strings.Contains(string(a.Raw), "style=") {
 		t.Error("the page has inline script or style")
+	}
+}
+
+// TestSecurityHeaders: every answer, API or page, forbids sniffing,
+// referrers, framing and powerful browser features; HSTS is sent only when
+// the relay is reached over HTTPS (a plain-HTTP base URL here), since
+// browsers ignore it over HTTP and it would pin a development host.
+func TestSecurityHeaders(t *testing.T) {
+	s := newTestServer(t)
+	c := relayclient.New(s.URL)
+	for _, path := range []string{"/", "/app.js", "/api/contacts", "/healthz", "/api/nothing"} {
+		a := raw(t, c, "GET", path, nil, nil)
+		for k, want := range map[string]string{
+			"X-Content-Type-Options": "nosniff",
+			"Referrer-Policy":        "no-referrer",
+			"X-Frame-Options":        "DENY",
+		} {
+			if got := a.Header.Get(k); got != want {
+				t.Errorf("%s: %s is %q, want %q", path, k, got, want)
+			}
+		}
+		if pp := a.Header.Get("Permissions-Policy"); !strings.Contains(pp, "camera=()") || !strings.Contains(pp, "geolocation=()") {
+			t.Errorf("%s: Permissions-Policy %q", path, pp)
+		}
+		if csp := a.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'none'") {
+			t.Errorf("%s: CSP %q", path, csp)
+		}
+		if hsts := a.Header.Get("Strict-Transport-Security"); hsts != "" {
+			t.Errorf("%s: HSTS %q over plain HTTP", path, hsts)
+		}
+	}
+}
+
+// TestAuthThrottled: logins are limited per username and per client
+// address, registrations per address, before any password is hashed; the
+// answer is 429 too_many_attempts with Retry-After, and a minute later the
+// attempts are allowed again.
+func TestAuthThrottled(t *testing.T) {
+	s := newTestServer(t, withAuthRates(4, 2))
+	s.register(t, "alice", 0) // 1 of 4 from this address
+	c := relayclient.New(s.URL)
+	ctx := context.Background()
+	for i := 0; i < 2; i++ { // 2 and 3 of 4; 1 and 2 of 2 for alice
+		if _, err := c.Login(ctx, "alice", "wrong password"); relayclient.Code(err) != "bad_credentials" {
+			t.Fatalf("login %d: %v", i, err)
+		}
+	}
+	_, err := c.Login(ctx, "alice", password) // the right password, too late
+	wantCode(t, err, "too_many_attempts")
+	var re *relayclient.Error
+	if !errors.As(err, &re) || re.RetryAfter <= 0 {
+		t.Fatalf("no Retry-After: %v", err)
+	}
+	// Another username from the same address: 4 of 4, then the address is
+	// spent for logins and registrations alike.
+	if _, err := c.Login(ctx, "bob", password); relayclient.Code(err) != "bad_credentials" {
+		t.Fatalf("bob: %v", err)
+	}
+	wantCode(t, c.Register(ctx, "carol", password, newKey(t)), "too_many_attempts")
+	if n := s.count(t, `SELECT count(*) FROM accounts WHERE username = 'carol'`); n != 0 {
+		t.Fatal("a throttled registration created its account")
+	}
+	s.Clock.Advance(time.Minute)
+	if _, err := c.Login(ctx, "alice", password); err != nil {
+		t.Fatalf("a minute later: %v", err)
+	}
+}
+
+// TestTrustedProxyAddress: behind a trusted proxy, X-Forwarded-For tells
+// clients apart; from an untrusted peer the header is ignored, so a client
+// cannot escape its limit by inventing addresses (the control).
+func TestTrustedProxyAddress(t *testing.T) {
+	attempt := func(s *testServer, xff string) string {
+		a := raw(t, relayclient.New(s.URL), "POST", "/api/sessions",
+			map[string]string{"Origin": s.URL, "X-Forwarded-For": xff},
+			map[string]string{"username": "nobody", "password": "wrong password"})
+		return a.code()
+	}
+	for _, tc := range []struct {
+		name    string
+		trusted []netip.Prefix
+		want    string // the third attempt, from a third forwarded address
+	}{
+		{"trusted", []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, "bad_credentials"},
+		{"untrusted", nil, "too_many_attempts"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newTestServer(t, withAuthRates(2, 1000, tc.trusted...))
+			for _, xff := range []string{"203.0.113.1", "203.0.113.2"} {
+				if got := attempt(s, xff); got != "bad_credentials" {
+					t.Fatalf("from %s: %s", xff, got)
+				}
+			}
+			if got := attempt(s, "198.51.100.7, 203.0.113.3"); got != tc.want {
+				t.Fatalf("third address: %s, want %s", got, tc.want)
+			}
+		})
 	}
 }

@@ -79,6 +79,9 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request, _ httprou
 	if err != nil {
 		return err
 	}
+	if err := s.throttleAuth(r, ""); err != nil {
+		return err
+	}
 	sess, err := s.accounts.CreateAccount(r.Context(), c.Username, c.Password, key)
 	if err != nil {
 		return err
@@ -117,6 +120,9 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, _ httprouter.Para
 	if !devices.ValidUsername(c.Username) || len(c.Password) > devices.MaxPassword {
 		// Nothing can match; no need to tell which part was wrong.
 		return errBadCredentials
+	}
+	if err := s.throttleAuth(r, c.Username); err != nil {
+		return err
 	}
 	acc, sess, err := s.accounts.Login(r.Context(), c.Username, c.Password)
 	if err != nil {

@@ -100,6 +100,12 @@ func toAPIError(err error, requestID string) *apiError {
 		"the relay failed to handle this request; the operator can find it in the log under request id %s", requestID)
 }
 
+func tooManyAttempts(retryAfterSeconds int) *apiError {
+	return &apiError{status: http.StatusTooManyRequests, code: "too_many_attempts",
+		message: fmt.Sprintf("too many login or registration attempts; retry in %d s", retryAfterSeconds),
+		header:  map[string]string{"Retry-After": strconv.Itoa(retryAfterSeconds)}}
+}
+
 func rateLimited(retryAfterSeconds int) *apiError {
 	return &apiError{status: http.StatusTooManyRequests, code: "rate_limited",
 		message: fmt.Sprintf("too many envelopes from this account; retry in %d s", retryAfterSeconds),

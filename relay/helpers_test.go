@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"sync"
 	"testing"
@@ -62,6 +63,16 @@ func withPing(d time.Duration) option      { return func(c *relay.Config) { c.Pi
 func withRealClock() option                { return func(c *relay.Config) { c.Now = nil } }
 func withOrigins(origins ...string) option { return func(c *relay.Config) { c.Origins = origins } }
 func withMaxBody(n int) option             { return func(c *relay.Config) { c.MaxBody = n } }
+func withAuthRates(perAddress, perUser int, trusted ...netip.Prefix) option {
+	return func(c *relay.Config) {
+		c.AuthPerMinute, c.AuthPerUserPerMinute, c.TrustedProxies = perAddress, perUser, trusted
+	}
+}
+func withTimeouts(header, body, streamWrite time.Duration) option {
+	return func(c *relay.Config) {
+		c.HeaderTimeout, c.BodyTimeout, c.StreamWriteTimeout = header, body, streamWrite
+	}
+}
 
 // cheapArgon2 keeps tests fast; the production costs are in ADR 0005.
 var cheapArgon2 = devices.Argon2Params{Memory: 64, Time: 1, Threads: 1}
@@ -75,7 +86,8 @@ func newTestServer(t *testing.T, opts ...option) *testServer {
 	}
 	base := "http://" + ln.Addr().String()
 	clk := &clock{t: time.Now()}
-	cfg := relay.Config{Pool: pool, Now: clk.Now, BaseURL: base, RatePerMinute: 1000, Argon2: cheapArgon2}
+	cfg := relay.Config{Pool: pool, Now: clk.Now, BaseURL: base, RatePerMinute: 1000, Argon2: cheapArgon2,
+		AuthPerMinute: 10000, AuthPerUserPerMinute: 10000}
 	if os.Getenv("RELAY_TEST_LOG") != "" {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
@@ -86,7 +98,7 @@ func newTestServer(t *testing.T, opts ...option) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: srv.Handler()}}
+	hs := &httptest.Server{Listener: ln, Config: srv.HTTPServer()}
 	hs.Start()
 	t.Cleanup(func() {
 		srv.Close()

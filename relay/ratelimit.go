@@ -2,33 +2,37 @@ package relay
 
 import (
 	"math"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
 )
 
-// rateLimits is the per-account token bucket on accepted envelopes: perMinute
-// tokens a minute, with a burst of the same size.
-type rateLimits struct {
+// buckets are token buckets by key: perMinute tokens a minute, with a burst
+// of the same size.
+type buckets[K comparable] struct {
 	perMinute int
-	mu        sync.Mutex // guards buckets
-	buckets   map[int64]*rate.Limiter
+	mu        sync.Mutex // guards m
+	m         map[K]*rate.Limiter
 }
 
-func newRateLimits(perMinute int) *rateLimits {
-	return &rateLimits{perMinute: perMinute, buckets: make(map[int64]*rate.Limiter)}
+func newBuckets[K comparable](perMinute int) *buckets[K] {
+	return &buckets[K]{perMinute: perMinute, m: make(map[K]*rate.Limiter)}
 }
 
-// reserve takes a token for account at now. It returns nil and the number of
+// reserve takes a token for key at now. It returns nil and the number of
 // seconds to wait when none is left; otherwise the reservation, which the
-// caller cancels if the envelope is not stored after all.
-func (l *rateLimits) reserve(account int64, now time.Time) (*rate.Reservation, int) {
+// caller may cancel to give the token back.
+func (l *buckets[K]) reserve(key K, now time.Time) (*rate.Reservation, int) {
 	l.mu.Lock()
-	b := l.buckets[account]
+	b := l.m[key]
 	if b == nil {
 		b = rate.NewLimiter(rate.Limit(float64(l.perMinute)/60), l.perMinute)
-		l.buckets[account] = b
+		l.m[key] = b
 	}
 	l.mu.Unlock()
 	r := b.ReserveN(now, 1)
@@ -40,12 +44,74 @@ func (l *rateLimits) reserve(account int64, now time.Time) (*rate.Reservation, i
 }
 
 // sweep forgets buckets that are full again: they hold no state worth keeping.
-func (l *rateLimits) sweep(now time.Time) {
+func (l *buckets[K]) sweep(now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for k, b := range l.buckets {
+	for k, b := range l.m {
 		if b.TokensAt(now) >= float64(l.perMinute) {
-			delete(l.buckets, k)
+			delete(l.m, k)
 		}
 	}
+}
+
+// clientKey is the address a request is throttled by: the peer's address,
+// or, when the peer is a trusted proxy, the nearest address in
+// X-Forwarded-For that is not one (docs/operations.md). IPv6 addresses
+// count by their /64, which one client usually has whole.
+func (s *Server) clientKey(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	addr, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	if s.trusted(addr) {
+		hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+		for i := len(hops) - 1; i >= 0; i-- {
+			a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+			if err != nil {
+				break // a malformed hop: trust nothing before it
+			}
+			addr = a
+			if !s.trusted(a) {
+				break
+			}
+		}
+	}
+	addr = addr.Unmap()
+	if addr.Is6() {
+		p, _ := addr.Prefix(64)
+		return p.String()
+	}
+	return addr.String()
+}
+
+func (s *Server) trusted(a netip.Addr) bool {
+	a = a.Unmap()
+	for _, p := range s.cfg.TrustedProxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// throttleAuth takes a login or registration attempt from the request's
+// address and, for a login, from the username, before any password is
+// hashed.
+func (s *Server) throttleAuth(r *http.Request, username string) error {
+	now := s.now()
+	byAddr, retry := s.authLimits.reserve(s.clientKey(r), now)
+	if byAddr == nil {
+		return tooManyAttempts(retry)
+	}
+	if username != "" {
+		if byUser, retry := s.userLimits.reserve(username, now); byUser == nil {
+			byAddr.CancelAt(now) // refused attempts do not count twice
+			return tooManyAttempts(retry)
+		}
+	}
+	return nil
 }

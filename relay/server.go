@@ -17,7 +17,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -48,10 +50,17 @@ type Config struct {
 	// Origins allowed on non-GET requests; empty means just BaseURL's.
 	Origins []string
 
-	RatePerMinute int           // envelopes per minute per account; 0: 30
-	PingInterval  time.Duration // 0: 20 s
-	MaxBody       int           // decoded envelope body limit; 0: envelope.MaxBody
-	Skew          time.Duration // 0: envelope.DefaultSkew
+	RatePerMinute int // envelopes per minute per account; 0: 30
+
+	// AuthPerMinute bounds logins and registrations per client address
+	// (0: 20 a minute), AuthPerUserPerMinute logins per username (0: 10 a
+	// minute). TrustedProxies are the proxies whose X-Forwarded-For names
+	// the client address; without them the peer address counts.
+	AuthPerMinute, AuthPerUserPerMinute int
+	TrustedProxies                      []netip.Prefix
+	PingInterval                        time.Duration // 0: 20 s
+	MaxBody                             int           // decoded envelope body limit; 0: envelope.MaxBody
+	Skew                                time.Duration // 0: envelope.DefaultSkew
 
 	Argon2          devices.Argon2Params // zero: devices.DefaultArgon2
 	HashConcurrency int                  // 0: GOMAXPROCS
@@ -64,6 +73,12 @@ type Config struct {
 	// notifications (ADR 0016); 0: 5 s. It bounds the extra delay of a
 	// delivery when a notification is lost.
 	CatchUp time.Duration
+
+	// HeaderTimeout bounds the time to send a request's headers (0: 10 s),
+	// BodyTimeout the time to send a request's body (0: 30 s), and
+	// StreamWriteTimeout each write to an event stream (0: 15 s): slow or
+	// stuck clients are cut off instead of holding memory and goroutines.
+	HeaderTimeout, BodyTimeout, StreamWriteTimeout time.Duration
 
 	// CommitWorkers and MaxGroup size the group commit of accepted
 	// envelopes (ADR 0018); 0: queue.DefaultCommitWorkers and
@@ -81,12 +96,14 @@ type Server struct {
 	origins map[string]bool
 	secure  bool // cookies get the Secure attribute
 
-	accounts *devices.Store
-	hub      *hub
-	wakeups  *bus
-	metrics  *metrics
-	limits   *rateLimits
-	router   *httprouter.Router
+	accounts   *devices.Store
+	hub        *hub
+	wakeups    *bus
+	metrics    *metrics
+	limits     *buckets[int64]  // envelopes per account
+	authLimits *buckets[string] // logins and registrations per client address
+	userLimits *buckets[string] // logins per username
+	router     *httprouter.Router
 
 	committer *queue.Committer
 
@@ -119,8 +136,23 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Skew == 0 {
 		cfg.Skew = envelope.DefaultSkew
 	}
+	if cfg.AuthPerMinute == 0 {
+		cfg.AuthPerMinute = 20
+	}
+	if cfg.AuthPerUserPerMinute == 0 {
+		cfg.AuthPerUserPerMinute = 10
+	}
 	if cfg.CatchUp == 0 {
 		cfg.CatchUp = 5 * time.Second
+	}
+	if cfg.HeaderTimeout == 0 {
+		cfg.HeaderTimeout = 10 * time.Second
+	}
+	if cfg.BodyTimeout == 0 {
+		cfg.BodyTimeout = 30 * time.Second
+	}
+	if cfg.StreamWriteTimeout == 0 {
+		cfg.StreamWriteTimeout = 15 * time.Second
 	}
 	if cfg.MaxBody < 1 || cfg.MaxBody > envelope.MaxBody {
 		return nil, fmt.Errorf("relay: the body limit must be between 1 and %d bytes", envelope.MaxBody)
@@ -148,10 +180,12 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		pool: cfg.Pool, log: cfg.Logger, now: cfg.Now, cfg: cfg,
 		origins: origins, secure: base.Scheme == "https",
-		accounts: store,
-		hub:      newHub(),
-		limits:   newRateLimits(cfg.RatePerMinute),
-		closing:  make(chan struct{}),
+		accounts:   store,
+		hub:        newHub(),
+		limits:     newBuckets[int64](cfg.RatePerMinute),
+		authLimits: newBuckets[string](cfg.AuthPerMinute),
+		userLimits: newBuckets[string](cfg.AuthPerUserPerMinute),
+		closing:    make(chan struct{}),
 	}
 	s.wakeups = newBus(cfg.Pool, s.hub, cfg.Logger, !cfg.DisableNotify)
 	s.hub.dispatch = newDispatcher(cfg.Pool, cfg.Logger)
@@ -200,6 +234,24 @@ func (s *Server) routes() *httprouter.Router {
 	return r
 }
 
+// HTTPServer returns an http.Server for Handler with the relay's limits:
+// headers within HeaderTimeout and 16 KiB, idle connections closed after
+// two minutes. There is no server-wide read or write timeout, because
+// event streams live for hours; Handler bounds each request's body in
+// size and time instead, and each write to a stream has its own deadline.
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: s.cfg.HeaderTimeout,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+}
+
+// maxHeaderBytes bounds a request's headers.
+const maxHeaderBytes = 16 << 10
+
 // Handler is the relay's whole HTTP interface: the API and the web client.
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -207,7 +259,25 @@ func (s *Server) Handler() http.Handler {
 		id := newRequestID()
 		r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
 		sw := &statusWriter{ResponseWriter: w}
-		w.Header().Set("X-Request-Id", id)
+		h := w.Header()
+		h.Set("X-Request-Id", id)
+		// Every answer, API or page: no sniffing, no referrer, no
+		// framing, no powerful features; pages set their own CSP.
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+		h.Set("Permissions-Policy", webclient.PermissionsPolicy)
+		if s.secure {
+			// Browsers only heed this over HTTPS; the relay is reached
+			// over HTTPS whenever its base URL says so.
+			h.Set("Strict-Transport-Security", "max-age=63072000; includeSubDomains")
+		}
+		if r.URL.Path != "/api/events" {
+			// A request's body must arrive within BodyTimeout (a stream
+			// has none, and lives for hours).
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
+		}
 		s.router.ServeHTTP(sw, r)
 		if sw.status != 0 {
 			s.metrics.requests.WithLabelValues(strconv.Itoa(sw.status/100) + "xx").Inc()
@@ -269,6 +339,8 @@ func (s *Server) housekeeping(ctx context.Context) {
 		s.log.Info("housekeeping", "idempotency_records_deleted", n)
 	}
 	s.limits.sweep(s.now())
+	s.authLimits.sweep(s.now())
+	s.userLimits.sweep(s.now())
 }
 
 // Close ends every open stream with event: shutdown and stops Run. It waits
@@ -362,6 +434,10 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return nil, newError(http.StatusRequestEntityTooLarge, "too_large", "the request body is larger than %d bytes", limit)
+		}
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return nil, newError(http.StatusRequestTimeout, "request_timeout", "the request body did not arrive in time; send it again")
 		}
 		return nil, badRequest("bad_json", "could not read the request body")
 	}

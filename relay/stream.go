@@ -19,9 +19,6 @@ import (
 const (
 	// replayBatch is how many queue rows one read fetches.
 	replayBatch = 500
-	// writeTimeout bounds each write to a stream: a client that stops
-	// reading is cut off then, instead of pinning a goroutine and buffers.
-	writeTimeout = 15 * time.Second
 )
 
 // GET /api/events: the device's queue as Server-Sent Events
@@ -59,7 +56,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	h.Set("X-Accel-Buffering", "no") // tell proxies not to buffer the stream
 
 	s.wg.Add(1)
-	if conn, out := hijackStream(w, r); conn != nil {
+	if conn, out := hijackStream(w, r, s.cfg.StreamWriteTimeout); conn != nil {
 		// HTTP/1.x: the stream takes the connection over. The replay runs
 		// here; the live part runs in a goroutine of its own and the
 		// handler returns, so that net/http's buffers and request state,
@@ -100,7 +97,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	out := &sseWriter{send: func(p []byte) error {
-		_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+		// A client that stops reading is cut off then, instead of
+		// pinning a goroutine and buffers.
+		_ = rc.SetWriteDeadline(time.Now().Add(s.cfg.StreamWriteTimeout))
 		if _, err := w.Write(p); err != nil {
 			return err
 		}
@@ -117,7 +116,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 // writes the response head (status 200, w's headers, Connection: close;
 // the body then lasts until the connection closes). It returns nil when
 // the connection cannot be taken over.
-func hijackStream(w http.ResponseWriter, r *http.Request) (net.Conn, *sseWriter) {
+func hijackStream(w http.ResponseWriter, r *http.Request, writeTimeout time.Duration) (net.Conn, *sseWriter) {
 	if r.ProtoMajor != 1 {
 		return nil, nil
 	}

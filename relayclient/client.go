@@ -27,7 +27,7 @@ type Error struct {
 	Status     int
 	Code       string
 	Message    string
-	RetryAfter time.Duration // rate_limited
+	RetryAfter time.Duration // rate_limited, too_many_attempts
 	ServerTime int64         // clock_skew: the server's Unix milliseconds
 }
 

@@ -127,7 +127,7 @@ if ! as_owner "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
 	touch "$log"
 	[ "$(id -u)" -eq 0 ] && chown "$owner" "$log"
 	as_owner "$bin/pg_ctl" -D "$data" -l "$log" -w -t 60 \
-		-o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories='' -c max_connections=300" start >&2 ||
+		-o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories='' -c max_connections=300 -c autovacuum_naptime=10s" start >&2 ||
 		{ tail -n 20 "$log" >&2; die "PostgreSQL did not start"; }
 fi
 

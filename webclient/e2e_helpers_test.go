@@ -55,6 +55,7 @@ func startRelay(t *testing.T, opts ...func(*relay.Config)) *liveRelay {
 func (r *liveRelay) serve(ln net.Listener) {
 	cfg := relay.Config{
 		Pool: r.Pool, BaseURL: r.URL, RatePerMinute: 1000,
+		AuthPerMinute: 10000, AuthPerUserPerMinute: 10000,
 		Argon2: devices.Argon2Params{Memory: 64, Time: 1, Threads: 1},
 	}
 	for _, o := range r.opts {
@@ -64,7 +65,7 @@ func (r *liveRelay) serve(ln net.Listener) {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	hs := &http.Server{Handler: srv.Handler()}
+	hs := srv.HTTPServer()
 	go hs.Serve(ln)
 	r.mu.Lock()
 	r.srv, r.hs = srv, hs

@@ -63,6 +63,7 @@ type options struct {
 	only     map[string]bool
 
 	latencyRate float64
+	ackPhases   int
 }
 
 // result is one line of the table.
@@ -83,6 +84,7 @@ func main() {
 	flag.StringVar(&o.pgbench, "pgbench", "", "pgbench binary; default the one beside the PostgreSQL server binaries")
 	scenarios := flag.String("scenarios", "ingest,latency,replay,ack,idle", "which scenarios to run, comma-separated")
 	flag.Float64Var(&o.latencyRate, "latency-rate", 0, "envelopes per second of the latency scenario; 0: half of the 8-sender ingest peak (300 when ingest is not run)")
+	flag.IntVar(&o.ackPhases, "ack-phases", 3, "phases of the ACK and cleanup scenario (each as long as an ingest phase)")
 	flag.BoolVar(&o.profile, "profile", false, "save a CPU profile of the relay during the 8-sender ingest to .artifacts/ingest.cpu.pprof, and a heap profile with the idle streams open to .artifacts/idle.heap.pprof")
 	flag.Parse()
 	o.only = map[string]bool{}
@@ -208,13 +210,17 @@ func run(o options) error {
 		add(ack...)
 	}
 	if o.only["idle"] {
+		setup, err := b.prepareIdle(o.idle)
+		if err != nil {
+			return err
+		}
 		// A fresh relay process, so that memory left from the load
-		// scenarios does not blur the per-stream figure.
+		// scenarios and the setup does not blur the per-stream figure.
 		b.stopRelay()
 		if err := b.startRelay(); err != nil {
 			return err
 		}
-		idle, err := b.idleStreams(o.idle)
+		idle, err := b.idleStreams(setup)
 		if err != nil {
 			return err
 		}
@@ -248,7 +254,7 @@ type bench struct {
 }
 
 func (b *bench) startRelay() error {
-	args := []string{"--listen", "127.0.0.1:0", "--rate", "1000000000", "--log-level", "error"}
+	args := []string{"--listen", "127.0.0.1:0", "--rate", "1000000000", "--auth-rate", "1000000000", "--auth-rate-user", "1000000000", "--log-level", "error"}
 	if b.o.profile {
 		args = append(args, "--debug-listen", "127.0.0.1:6061")
 	}
@@ -607,8 +613,15 @@ func (b *bench) replay(n int) ([]result, error) {
 // queue table's total size (heap, TOAST and indexes) after each phase: a
 // size that levels off shows vacuum keeps up with the churn.
 func (b *bench) ackCleanup() ([]result, error) {
-	say("ACK and cleanup over 3 phases…")
+	phases := b.o.ackPhases
+	say("ACK and cleanup over %d phases…", phases)
 	ctx := context.Background()
+	// The scenarios before leave rows no device will ever ACK (the
+	// pgbench reference's, the replay's): start from an empty table, so
+	// that its size shows this scenario's churn only.
+	if _, err := b.pool.Exec(ctx, `TRUNCATE queue`); err != nil {
+		return nil, err
+	}
 	size := func() (float64, error) {
 		var n int64
 		err := b.pool.QueryRow(ctx, `SELECT pg_total_relation_size('queue')`).Scan(&n)
@@ -625,7 +638,16 @@ func (b *bench) ackCleanup() ([]result, error) {
 		return nil, err
 	}
 	start := time.Now()
-	for phase := 1; phase <= 3; phase++ {
+	vacuums := func() (int64, error) {
+		var n int64
+		err := b.pool.QueryRow(ctx, `SELECT autovacuum_count FROM pg_stat_user_tables WHERE relname = 'queue'`).Scan(&n)
+		return n, err
+	}
+	v0, err := vacuums()
+	if err != nil {
+		return nil, err
+	}
+	for phase := 1; phase <= phases; phase++ {
 		if _, _, err := b.ingest(8, true); err != nil {
 			return nil, err
 		}
@@ -640,40 +662,61 @@ func (b *bench) ackCleanup() ([]result, error) {
 	if err != nil {
 		return nil, err
 	}
+	v1, err := vacuums()
+	if err != nil {
+		return nil, err
+	}
 	return append(out, result{"ack", "envelopes deleted by ACK", float64(d1-d0) / time.Since(start).Seconds(), "per s",
-		"pg_stat counters, which lag by up to a second"}), nil
+		"pg_stat counters, which lag by up to a second"},
+		result{"ack", "autovacuum runs on the queue table", float64(v1 - v0), "runs",
+			fmt.Sprintf("in %.0f s", time.Since(start).Seconds())}), nil
 }
 
 // idleStreams opens n idle streams and reports the relay's memory growth.
-func (b *bench) idleStreams(n int) ([]result, error) { return b.idleStreamsHold(n, 0) }
+// idleSetup is an account with devices to open idle streams for.
+type idleSetup struct {
+	ids    []string
+	cookie string
+}
 
-func (b *bench) idleStreamsHold(n int, hold time.Duration) ([]result, error) {
-	say("opening %d idle streams…", n)
-	var rl syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl) == nil && rl.Cur < uint64(n+1000) {
-		rl.Cur = min(rl.Max, uint64(n+1000))
-		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &rl)
-	}
+// prepareIdle registers an account with n devices. It runs on the relay
+// before the fresh one that is measured, so that the measured process has
+// not hashed a password (argon2id's memory would blur the baseline).
+func (b *bench) prepareIdle(n int) (*idleSetup, error) {
+	say("registering %d devices for the idle streams…", n)
 	c := relayclient.New(b.base)
 	k, _ := ecdh.P256().GenerateKey(rand.Reader)
 	b.n++
 	if err := c.Register(context.Background(), fmt.Sprintf("idle%d", b.n), "bench password", k.PublicKey().Bytes()); err != nil {
 		return nil, err
 	}
-	ids := make([]string, n)
-	for i := range ids {
+	setup := &idleSetup{ids: make([]string, n)}
+	for i := range setup.ids {
 		id, err := c.AddDevice(context.Background(), "idle", k.PublicKey().Bytes())
 		if err != nil {
 			return nil, err
 		}
-		ids[i] = id
+		setup.ids[i] = id
 	}
 	u, _ := url.Parse(b.base)
-	cookie := ""
 	for _, ck := range c.HTTP.Jar.Cookies(u) {
-		cookie = ck.Name + "=" + ck.Value
+		setup.cookie = ck.Name + "=" + ck.Value
 	}
-	rss0, heap0, stacks0 := b.memory()
+	return setup, nil
+}
+
+// idleStreams opens an idle stream for every device of setup and measures
+// the relay's memory growth per stream.
+func (b *bench) idleStreams(setup *idleSetup) ([]result, error) {
+	n := len(setup.ids)
+	say("opening %d idle streams…", n)
+	var rl syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl) == nil && rl.Cur < uint64(n+1000) {
+		rl.Cur = min(rl.Max, uint64(n+1000))
+		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &rl)
+	}
+	ids, cookie := setup.ids, setup.cookie
+	u, _ := url.Parse(b.base)
 	start := time.Now()
 	conns := make([]net.Conn, 0, n)
 	defer func() {
@@ -681,7 +724,16 @@ func (b *bench) idleStreamsHold(n int, hold time.Duration) ([]result, error) {
 			c.Close()
 		}
 	}()
-	for _, id := range ids {
+	// The first half of the streams absorbs memory the process had freed
+	// before (startup, the first pages of each size); the figures are the
+	// growth over the second half, i.e. what one more stream costs.
+	var rss0, heap0, stacks0 int64
+	for i, id := range ids {
+		if i == n/2 {
+			paused := time.Now()
+			rss0, heap0, stacks0 = b.settledMemory()
+			start = start.Add(time.Since(paused)) // not part of opening
+		}
 		conn, err := net.Dial("tcp", u.Host)
 		if err != nil {
 			return nil, err
@@ -700,12 +752,11 @@ func (b *bench) idleStreamsHold(n int, hold time.Duration) ([]result, error) {
 		conns = append(conns, conn)
 	}
 	opened := time.Since(start)
-	time.Sleep(hold)
-	rss1, heap1, stacks1 := b.memory()
-	per := func(a, b int64) float64 { return float64(a-b) / float64(n) / 1024 }
+	rss1, heap1, stacks1 := b.settledMemory()
+	per := func(a, b int64) float64 { return float64(a-b) / float64(n-n/2) / 1024 }
 	out := []result{
 		{"idle", fmt.Sprintf("open %d streams", n), float64(opened.Milliseconds()), "ms", ""},
-		{"idle", "resident memory per stream", per(rss1, rss0), "KiB", "target ≤ 20"},
+		{"idle", "resident memory per stream", per(rss1, rss0), "KiB", "target ≤ 20; growth over the second half"},
 		{"idle", "Go heap per stream", per(heap1, heap0), "KiB", "in use, including garbage not yet collected"},
 		{"idle", "goroutine stacks per stream", per(stacks1, stacks0), "KiB", ""},
 	}
@@ -739,6 +790,25 @@ func (b *bench) saveProfile(name, file string) {
 	defer f.Close()
 	_, _ = f.ReadFrom(resp.Body)
 	say("profile of the relay saved to %s", f.Name())
+}
+
+// settledMemory waits until the relay's resident size stops moving (the
+// runtime returns freed memory to the system gradually) and then reads its
+// memory; it gives up waiting after 30 s.
+func (b *bench) settledMemory() (rss, heap, stacks int64) {
+	prev, _, _ := b.memory()
+	steady := 0
+	for deadline := time.Now().Add(30 * time.Second); steady < 3 && time.Now().Before(deadline); {
+		time.Sleep(500 * time.Millisecond)
+		cur, _, _ := b.memory()
+		if d := cur - prev; d < 64<<10 && d > -64<<10 {
+			steady++
+		} else {
+			steady = 0
+		}
+		prev = cur
+	}
+	return b.memory()
 }
 
 // memory reads the relay's resident set size from /proc and its Go heap

@@ -36,7 +36,7 @@ type relayProc struct {
 
 func (p *relayProc) start() {
 	p.t.Helper()
-	cmd := exec.Command(binary, append([]string{"--listen", p.addr, "--rate", "100000", "--ping-interval", "1h"}, p.args...)...)
+	cmd := exec.Command(binary, append([]string{"--listen", p.addr, "--rate", "100000", "--auth-rate", "100000", "--auth-rate-user", "100000", "--ping-interval", "1h"}, p.args...)...)
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+p.db)
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"net/netip"
 	"net/url"
 	"os"
 	"os/signal"
@@ -27,6 +29,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/crypto/acme/autocert"
 
 	"relay/envelope"
 	"relay/migrations"
@@ -65,6 +68,14 @@ type options struct {
 	notify       bool
 	catchUp      time.Duration
 	debugListen  string
+	authRate     int
+	authUserRate int
+	trusted      string
+	tlsCert      string
+	tlsKey       string
+	acmeDomains  string
+	acmeCache    string
+	acmeEmail    string
 }
 
 // env returns the environment variable's value, or def when it is unset.
@@ -111,10 +122,18 @@ func parseFlags(cmd string, args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.baseURL, "base-url", env("RELAY_BASE_URL", ""), "URL clients use to reach this relay; default http://<listen> ($RELAY_BASE_URL)")
 	fs.StringVar(&o.origins, "origin", env("RELAY_ORIGINS", ""), "comma-separated Origins allowed on non-GET requests; default the base URL ($RELAY_ORIGINS)")
 	fs.IntVar(&o.rate, "rate", envInt("RELAY_RATE", 30), "envelopes per minute per account, also the burst ($RELAY_RATE)")
+	fs.IntVar(&o.authRate, "auth-rate", envInt("RELAY_AUTH_RATE", 20), "logins and registrations per minute per client address, also the burst ($RELAY_AUTH_RATE)")
+	fs.IntVar(&o.authUserRate, "auth-rate-user", envInt("RELAY_AUTH_RATE_USER", 10), "logins per minute per username, also the burst ($RELAY_AUTH_RATE_USER)")
+	fs.StringVar(&o.trusted, "trusted-proxy", env("RELAY_TRUSTED_PROXIES", ""), "comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client address ($RELAY_TRUSTED_PROXIES)")
 	fs.DurationVar(&o.pingInterval, "ping-interval", envDuration("RELAY_PING_INTERVAL", 20*time.Second), "interval of event: ping on streams ($RELAY_PING_INTERVAL)")
 	fs.IntVar(&o.maxBody, "max-body", envInt("RELAY_MAX_BODY", envelope.MaxBody), "largest decoded envelope body in bytes ($RELAY_MAX_BODY)")
 	fs.BoolVar(&o.notify, "notify", envBool("RELAY_NOTIFY", true), "wake streams on other relay instances through LISTEN/NOTIFY ($RELAY_NOTIFY)")
 	fs.DurationVar(&o.catchUp, "catch-up-interval", envDuration("RELAY_CATCH_UP_INTERVAL", 5*time.Second), "how often every stream is checked against the database, bounding the delay when a notification is lost ($RELAY_CATCH_UP_INTERVAL)")
+	fs.StringVar(&o.tlsCert, "tls-cert", env("RELAY_TLS_CERT", ""), "serve HTTPS with this certificate file (PEM, with its chain); needs --tls-key ($RELAY_TLS_CERT)")
+	fs.StringVar(&o.tlsKey, "tls-key", env("RELAY_TLS_KEY", ""), "private key file (PEM) of --tls-cert ($RELAY_TLS_KEY)")
+	fs.StringVar(&o.acmeDomains, "acme-domain", env("RELAY_ACME_DOMAIN", ""), "serve HTTPS with certificates from Let's Encrypt for these comma-separated domains; listen on :443 ($RELAY_ACME_DOMAIN)")
+	fs.StringVar(&o.acmeCache, "acme-cache", env("RELAY_ACME_CACHE", "acme-cache"), "folder that keeps the ACME account and certificates ($RELAY_ACME_CACHE)")
+	fs.StringVar(&o.acmeEmail, "acme-email", env("RELAY_ACME_EMAIL", ""), "contact address given to the certificate authority, optional ($RELAY_ACME_EMAIL)")
 	fs.StringVar(&o.debugListen, "debug-listen", env("RELAY_DEBUG_LISTEN", ""), "if set, serve Go's pprof profiles at this address (keep it on loopback) ($RELAY_DEBUG_LISTEN)")
 	fs.StringVar(&o.logLevel, "log-level", env("RELAY_LOG_LEVEL", "info"), "debug, info, warn or error ($RELAY_LOG_LEVEL)")
 	fs.StringVar(&o.logFormat, "log-format", env("RELAY_LOG_FORMAT", "text"), "text or json ($RELAY_LOG_FORMAT)")
@@ -140,6 +159,18 @@ func parseFlags(cmd string, args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.pingInterval < 10*time.Millisecond {
 		return nil, errors.New("--ping-interval must be at least 10ms")
+	}
+	if o.authRate < 1 || o.authUserRate < 1 {
+		return nil, errors.New("--auth-rate and --auth-rate-user must be at least 1")
+	}
+	if _, err := parsePrefixes(o.trusted); err != nil {
+		return nil, err
+	}
+	if (o.tlsCert == "") != (o.tlsKey == "") {
+		return nil, errors.New("--tls-cert and --tls-key go together")
+	}
+	if o.tlsCert != "" && o.acmeDomains != "" {
+		return nil, errors.New("use either --tls-cert/--tls-key or --acme-domain, not both")
 	}
 	return o, nil
 }
@@ -211,33 +242,37 @@ func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger
 	if err != nil {
 		return err
 	}
+	tlsConf, err := tlsConfig(o)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	base := o.baseURL
-	if base == "" {
+	switch {
+	case base != "":
+	case o.acmeDomains != "":
+		base = "https://" + splitList(o.acmeDomains)[0]
+	case tlsConf != nil:
+		base = "https://" + displayAddr(ln.Addr().(*net.TCPAddr))
+	default:
 		base = "http://" + displayAddr(ln.Addr().(*net.TCPAddr))
 	}
 	origins := splitList(o.origins)
 	if len(origins) == 0 {
 		origins = defaultOrigins(base)
 	}
+	trusted, _ := parsePrefixes(o.trusted) // checked with the flags
 	srv, err := relay.New(relay.Config{
 		Pool: pool, Logger: log, BaseURL: base, Origins: origins,
 		RatePerMinute: o.rate, PingInterval: o.pingInterval, MaxBody: o.maxBody,
 		DisableNotify: !o.notify, CatchUp: o.catchUp,
+		AuthPerMinute: o.authRate, AuthPerUserPerMinute: o.authUserRate, TrustedProxies: trusted,
 	})
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{
-		Handler: srv.Handler(),
-		// Headers must arrive promptly: a slow-loris client is cut off.
-		ReadHeaderTimeout: 10 * time.Second,
-		// No ReadTimeout or WriteTimeout: event streams live for hours.
-		// Request bodies are bounded in size instead, and each write to a
-		// stream has its own deadline.
-		IdleTimeout:    2 * time.Minute,
-		MaxHeaderBytes: 16 << 10,
-		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	hs := srv.HTTPServer()
+	hs.TLSConfig = tlsConf
 	go srv.Run(ctx)
 	if o.debugListen != "" {
 		// pprof for profiling before optimising (docs/performance.md);
@@ -254,7 +289,13 @@ func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger
 		log.Info("pprof", "addr", dl.Addr().String())
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() {
+		if tlsConf != nil {
+			errc <- hs.ServeTLS(ln, "", "")
+		} else {
+			errc <- hs.Serve(ln)
+		}
+	}()
 	fmt.Fprintf(stdout, "relay is listening on %s (allowed origins: %s)\n", base, strings.Join(origins, ", "))
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", base)
 
@@ -270,6 +311,49 @@ func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return hs.Shutdown(sctx)
+}
+
+// parsePrefixes reads a comma-separated list of addresses and CIDR ranges.
+func parsePrefixes(list string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, item := range splitList(list) {
+		if p, err := netip.ParsePrefix(item); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(item)
+		if err != nil {
+			return nil, fmt.Errorf("--trusted-proxy: %q is neither an address nor a CIDR range", item)
+		}
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
+}
+
+// tlsConfig is the relay's TLS setup: a certificate from files, checked
+// now so that a wrong path fails at start; certificates from an ACME
+// authority (Let's Encrypt) through autocert, answering its TLS-ALPN-01
+// challenge on the same port; or nil for plain HTTP.
+func tlsConfig(o *options) (*tls.Config, error) {
+	switch {
+	case o.tlsCert != "":
+		cert, err := tls.LoadX509KeyPair(o.tlsCert, o.tlsKey)
+		if err != nil {
+			return nil, fmt.Errorf("--tls-cert/--tls-key: %w", err)
+		}
+		return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+	case o.acmeDomains != "":
+		m := &autocert.Manager{
+			Prompt:     autocert.AcceptTOS,
+			HostPolicy: autocert.HostWhitelist(splitList(o.acmeDomains)...),
+			Cache:      autocert.DirCache(o.acmeCache),
+			Email:      o.acmeEmail,
+		}
+		c := m.TLSConfig()
+		c.MinVersion = tls.VersionTLS12
+		return c, nil
+	}
+	return nil, nil
 }
 
 // displayAddr turns a listening address into a host a browser can use.

@@ -69,7 +69,7 @@ func startRelay(t testing.TB, args ...string) (*exec.Cmd, string) {
 	}()
 	select {
 	case line := <-lines:
-		m := regexp.MustCompile(`listening on (http://\S+)`).FindStringSubmatch(line)
+		m := regexp.MustCompile(`listening on (https?://\S+)`).FindStringSubmatch(line)
 		if m == nil {
 			t.Fatalf("first line %q does not say where the relay listens", line)
 		}
