@@ -30,6 +30,7 @@ var (
 	ErrUnknownAccount  = errors.New("unknown account")
 	ErrDeviceForbidden = errors.New("device forbidden")
 	ErrUnknownDevice   = errors.New("unknown device")
+	ErrTooManyDevices  = errors.New("too many devices")
 )
 
 // SessionTTL is how long a session lasts after login.
@@ -64,9 +65,10 @@ type Contact struct {
 
 // Store reads and writes accounts, sessions, devices and contacts.
 type Store struct {
-	pool *pgxpool.Pool
-	now  func() time.Time
-	pw   *hasher
+	pool       *pgxpool.Pool
+	now        func() time.Time
+	pw         *hasher
+	maxDevices int
 }
 
 // Config tunes a Store. The zero value means the defaults.
@@ -76,7 +78,23 @@ type Config struct {
 	// GOMAXPROCS.
 	HashConcurrency int
 	Now             func() time.Time // zero: time.Now
+	// MaxDevices bounds an account's devices that are not revoked; zero
+	// means DefaultMaxDevices.
+	MaxDevices int
 }
+
+// TooManyDevicesError is AddDevice's answer when the account has its
+// Max live devices; it matches ErrTooManyDevices.
+type TooManyDevicesError struct{ Max int }
+
+func (e *TooManyDevicesError) Error() string {
+	return fmt.Sprintf("the account has %d devices, the most allowed", e.Max)
+}
+
+func (e *TooManyDevicesError) Is(target error) bool { return target == ErrTooManyDevices }
+
+// DefaultMaxDevices is how many live devices an account may have.
+const DefaultMaxDevices = 20
 
 // NewStore returns a Store on pool.
 func NewStore(pool *pgxpool.Pool, cfg Config) (*Store, error) {
@@ -89,11 +107,14 @@ func NewStore(pool *pgxpool.Pool, cfg Config) (*Store, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.MaxDevices == 0 {
+		cfg.MaxDevices = DefaultMaxDevices
+	}
 	h, err := newHasher(cfg.Argon2, cfg.HashConcurrency)
 	if err != nil {
 		return nil, err
 	}
-	return &Store{pool: pool, now: cfg.Now, pw: h}, nil
+	return &Store{pool: pool, now: cfg.Now, pw: h, maxDevices: cfg.MaxDevices}, nil
 }
 
 // Session is a new login: the token goes to the client, only its hash is kept.
@@ -228,10 +249,28 @@ func (s *Store) AddDevice(ctx context.Context, accountID int64, name string, pub
 	now := s.now()
 	d := Device{ID: ulid.MustNew(ulid.Timestamp(now), ulid.DefaultEntropy()).String(), AccountID: accountID,
 		Name: name, PublicKey: publicKey, CreatedAt: now}
-	_, err := s.pool.Exec(ctx, `INSERT INTO devices (id, account_id, name, public_key, created_at) VALUES ($1, $2, $3, $4, $5)`,
-		d.ID, accountID, name, publicKey, now)
+	// The account row's lock makes concurrent additions count one after
+	// the other; the count runs after the lock, so it sees them.
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, accountID); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM devices WHERE account_id = $1 AND revoked_at IS NULL`, accountID).Scan(&n); err != nil {
+			return err
+		}
+		if n >= s.maxDevices {
+			return &TooManyDevicesError{Max: s.maxDevices}
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO devices (id, account_id, name, public_key, created_at) VALUES ($1, $2, $3, $4, $5)`,
+			d.ID, accountID, name, publicKey, now)
+		return err
+	})
 	return d, err
 }
+
+// MaxDevices is how many live devices an account may have.
+func (s *Store) MaxDevices() int { return s.maxDevices }
 
 // Devices lists an account's devices that are not revoked, oldest first.
 func (s *Store) Devices(ctx context.Context, accountID int64) ([]Device, error) {

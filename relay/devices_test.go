@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/oklog/ulid/v2"
@@ -124,5 +125,47 @@ func TestDeviceHeader(t *testing.T) {
 	}
 	if s.count(t, "SELECT count(*) FROM queue") != 0 {
 		t.Fatal("a refused request queued something")
+	}
+}
+
+// TestDeviceCap: an account has at most its limit of live devices; the
+// next gets 409 too_many_devices, also when many are added at once, and
+// revoking one makes room.
+func TestDeviceCap(t *testing.T) {
+	s := newTestServer(t, withMaxDevices(3))
+	alice := s.register(t, "alice", 0)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make([]error, 10)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = alice.Client.AddDevice(ctx, "d", newKey(t))
+		}()
+	}
+	wg.Wait()
+	added := 0
+	for _, err := range errs {
+		switch relayclient.Code(err) {
+		case "":
+			added++
+		case "too_many_devices":
+		default:
+			t.Fatalf("add device: %v", err)
+		}
+	}
+	if added != 3 {
+		t.Fatalf("%d devices added concurrently, want exactly 3", added)
+	}
+	list, err := alice.Client.Devices(ctx)
+	if err != nil || len(list) != 3 {
+		t.Fatalf("devices: %d, %v", len(list), err)
+	}
+	if err := alice.Client.Revoke(ctx, list[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.Client.AddDevice(ctx, "d", newKey(t)); err != nil {
+		t.Fatalf("after revoking one: %v", err)
 	}
 }

@@ -66,6 +66,7 @@ func toAPIError(err error, requestID string) *apiError {
 		return ae
 	}
 	var skew *envelope.SkewError
+	var tooMany *devices.TooManyDevicesError
 	switch {
 	case errors.As(err, &skew):
 		return &apiError{status: http.StatusBadRequest, code: "clock_skew", message: skew.Error(),
@@ -88,6 +89,9 @@ func toAPIError(err error, requestID string) *apiError {
 		return errDeviceForbidden
 	case errors.Is(err, devices.ErrUnknownDevice):
 		return errUnknownDevice
+	case errors.As(err, &tooMany):
+		return newError(http.StatusConflict, "too_many_devices",
+			"this account already has %d devices, the most allowed; revoke one it no longer uses first", tooMany.Max)
 	case errors.Is(err, queue.ErrIDConflict):
 		return errIDConflict
 	case errors.Is(err, queue.ErrBadAck):

@@ -63,6 +63,7 @@ type Config struct {
 	Skew                                time.Duration // 0: envelope.DefaultSkew
 
 	Argon2          devices.Argon2Params // zero: devices.DefaultArgon2
+	MaxDevices      int                  // live devices per account; 0: devices.DefaultMaxDevices
 	HashConcurrency int                  // 0: GOMAXPROCS
 
 	// DisableNotify turns off cross-instance wake-ups through
@@ -173,7 +174,7 @@ func New(cfg Config) (*Server, error) {
 		}
 		origins[n] = true
 	}
-	store, err := devices.NewStore(cfg.Pool, devices.Config{Argon2: cfg.Argon2, HashConcurrency: cfg.HashConcurrency, Now: cfg.Now})
+	store, err := devices.NewStore(cfg.Pool, devices.Config{Argon2: cfg.Argon2, HashConcurrency: cfg.HashConcurrency, Now: cfg.Now, MaxDevices: cfg.MaxDevices})
 	if err != nil {
 		return nil, err
 	}

@@ -170,20 +170,41 @@ func (m *streamer) write(items []queue.Item) error {
 	return nil
 }
 
-// pump sends the queue rows with last < seq <= upTo, in order.
+// pump sends the queue rows with last < seq <= upTo, in order. While it
+// writes one batch, the next is already being read.
 func (m *streamer) pump(ctx context.Context, upTo int64) error {
+	next := m.read(ctx, m.last, upTo)
 	for {
-		items, err := queue.Read(ctx, m.s.pool, m.st.device, m.last, upTo, replayBatch)
-		if err != nil {
+		res := <-next
+		if res.err != nil {
+			return res.err
+		}
+		full := len(res.items) == replayBatch
+		if full {
+			next = m.read(ctx, res.items[len(res.items)-1].Seq, upTo)
+		}
+		if err := m.write(res.items); err != nil {
 			return err
 		}
-		if err := m.write(items); err != nil {
-			return err
-		}
-		if len(items) < replayBatch {
+		if !full {
 			return m.out.flush()
 		}
 	}
+}
+
+type readResult struct {
+	items []queue.Item
+	err   error
+}
+
+// read reads one batch of rows after seq after in the background.
+func (m *streamer) read(ctx context.Context, after, upTo int64) <-chan readResult {
+	c := make(chan readResult, 1) // the reader never waits for the writer
+	go func() {
+		items, err := queue.Read(ctx, m.s.pool, m.st.device, after, upTo, replayBatch)
+		c <- readResult{items, err}
+	}()
+	return c
 }
 
 // end logs why a stream ended, unless its client left.

@@ -254,7 +254,7 @@ type bench struct {
 }
 
 func (b *bench) startRelay() error {
-	args := []string{"--listen", "127.0.0.1:0", "--rate", "1000000000", "--auth-rate", "1000000000", "--auth-rate-user", "1000000000", "--log-level", "error"}
+	args := []string{"--listen", "127.0.0.1:0", "--rate", "1000000000", "--auth-rate", "1000000000", "--auth-rate-user", "1000000000", "--max-devices", "1000000", "--log-level", "error"}
 	if b.o.profile {
 		args = append(args, "--debug-listen", "127.0.0.1:6061")
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/crypto/acme/autocert"
 
+	"relay/devices"
 	"relay/envelope"
 	"relay/migrations"
 	"relay/relay"
@@ -69,6 +70,7 @@ type options struct {
 	catchUp      time.Duration
 	debugListen  string
 	authRate     int
+	maxDevices   int
 	authUserRate int
 	trusted      string
 	tlsCert      string
@@ -124,6 +126,7 @@ func parseFlags(cmd string, args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.rate, "rate", envInt("RELAY_RATE", 30), "envelopes per minute per account, also the burst ($RELAY_RATE)")
 	fs.IntVar(&o.authRate, "auth-rate", envInt("RELAY_AUTH_RATE", 20), "logins and registrations per minute per client address, also the burst ($RELAY_AUTH_RATE)")
 	fs.IntVar(&o.authUserRate, "auth-rate-user", envInt("RELAY_AUTH_RATE_USER", 10), "logins per minute per username, also the burst ($RELAY_AUTH_RATE_USER)")
+	fs.IntVar(&o.maxDevices, "max-devices", envInt("RELAY_MAX_DEVICES", devices.DefaultMaxDevices), "live devices per account ($RELAY_MAX_DEVICES)")
 	fs.StringVar(&o.trusted, "trusted-proxy", env("RELAY_TRUSTED_PROXIES", ""), "comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client address ($RELAY_TRUSTED_PROXIES)")
 	fs.DurationVar(&o.pingInterval, "ping-interval", envDuration("RELAY_PING_INTERVAL", 20*time.Second), "interval of event: ping on streams ($RELAY_PING_INTERVAL)")
 	fs.IntVar(&o.maxBody, "max-body", envInt("RELAY_MAX_BODY", envelope.MaxBody), "largest decoded envelope body in bytes ($RELAY_MAX_BODY)")
@@ -159,6 +162,9 @@ func parseFlags(cmd string, args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.pingInterval < 10*time.Millisecond {
 		return nil, errors.New("--ping-interval must be at least 10ms")
+	}
+	if o.maxDevices < 1 {
+		return nil, errors.New("--max-devices must be at least 1")
 	}
 	if o.authRate < 1 || o.authUserRate < 1 {
 		return nil, errors.New("--auth-rate and --auth-rate-user must be at least 1")
@@ -266,7 +272,7 @@ func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger
 		Pool: pool, Logger: log, BaseURL: base, Origins: origins,
 		RatePerMinute: o.rate, PingInterval: o.pingInterval, MaxBody: o.maxBody,
 		DisableNotify: !o.notify, CatchUp: o.catchUp,
-		AuthPerMinute: o.authRate, AuthPerUserPerMinute: o.authUserRate, TrustedProxies: trusted,
+		MaxDevices: o.maxDevices, AuthPerMinute: o.authRate, AuthPerUserPerMinute: o.authUserRate, TrustedProxies: trusted,
 	})
 	if err != nil {
 		return err
