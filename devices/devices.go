@@ -272,6 +272,17 @@ func (s *Store) AddDevice(ctx context.Context, accountID int64, name string, pub
 // MaxDevices is how many live devices an account may have.
 func (s *Store) MaxDevices() int { return s.maxDevices }
 
+// PurgeRevoked deletes the rows of devices revoked before before. Their
+// queues went at revocation; an id that is gone is refused like a revoked
+// one, and ids are never issued twice.
+func (s *Store) PurgeRevoked(ctx context.Context, before time.Time) (int64, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM devices WHERE revoked_at < $1`, before)
+	if err != nil {
+		return 0, fmt.Errorf("deleting revoked devices: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
 // Devices lists an account's devices that are not revoked, oldest first.
 func (s *Store) Devices(ctx context.Context, accountID int64) ([]Device, error) {
 	rows, err := s.pool.Query(ctx, `SELECT id, account_id, name, public_key, created_at, last_seen_at

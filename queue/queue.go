@@ -104,12 +104,65 @@ func ReadMany(ctx context.Context, pool *pgxpool.Pool, deviceIDs []string, after
 // Head returns the last seq handed out for a device: the resume point of a
 // stream with nothing left to replay.
 func Head(ctx context.Context, pool *pgxpool.Pool, deviceID string) (int64, error) {
-	var seq int64
-	err := pool.QueryRow(ctx, `SELECT seq FROM devices WHERE id = $1`, deviceID).Scan(&seq)
+	st, err := State(ctx, pool, deviceID)
+	return st.Seq, err
+}
+
+// QueueState is where a device's queue stands.
+type QueueState struct {
+	Seq          int64  // the last seq handed out
+	PurgedSeq    int64  // the highest seq deleted undelivered, not yet ACKed past; 0: none
+	PurgedReason string // PurgeAge or PurgeSize, when PurgedSeq > 0
+}
+
+// State reads a device's queue state.
+func State(ctx context.Context, pool *pgxpool.Pool, deviceID string) (QueueState, error) {
+	var st QueueState
+	err := pool.QueryRow(ctx, `SELECT seq, purged_seq, purged_reason FROM devices WHERE id = $1`, deviceID).
+		Scan(&st.Seq, &st.PurgedSeq, &st.PurgedReason)
 	if err != nil {
-		return 0, fmt.Errorf("reading queue head: %w", err)
+		return QueueState{}, fmt.Errorf("reading queue head: %w", err)
 	}
-	return seq, nil
+	return st, nil
+}
+
+// Why the relay deleted envelopes nobody ACKed.
+const (
+	PurgeAge  = "age"  // older than the age limit
+	PurgeSize = "size" // beyond the device's size limit, oldest first
+)
+
+// Purge deletes queued envelopes accepted before olderThan and, for every
+// device whose queue holds more than maxBytes of ciphertext, its oldest
+// envelopes until the rest fits. For each device that lost envelopes it
+// records the highest seq lost and why, so that the device's next stream
+// says so. It returns how many envelopes each rule deleted.
+func Purge(ctx context.Context, pool *pgxpool.Pool, olderThan time.Time, maxBytes int64) (aged, trimmed int64, err error) {
+	const mark = `per AS (SELECT device_id, max(seq) AS upto, count(*) AS n FROM gone GROUP BY device_id),
+		marked AS (UPDATE devices d SET purged_seq = greatest(d.purged_seq, per.upto), purged_reason = $2
+			FROM per WHERE d.id = per.device_id RETURNING 1)
+		SELECT coalesce(sum(n), 0)::bigint FROM per`
+	err = pool.QueryRow(ctx, `WITH gone AS (DELETE FROM queue WHERE ts < $1 RETURNING device_id, seq), `+mark,
+		olderThan.UnixMilli(), PurgeAge).Scan(&aged)
+	if err != nil {
+		return 0, 0, fmt.Errorf("purging old envelopes: %w", err)
+	}
+	// kept is the ciphertext of a row and every newer row of its device:
+	// rows where it exceeds the limit are the oldest that do not fit.
+	err = pool.QueryRow(ctx, `WITH over AS (
+			SELECT device_id FROM queue GROUP BY device_id HAVING sum(octet_length(body)) > $1
+		), sized AS (
+			SELECT q.device_id, q.seq, sum(octet_length(q.body)) OVER (PARTITION BY q.device_id ORDER BY q.seq DESC) AS kept
+			FROM queue q JOIN over USING (device_id)
+		), gone AS (
+			DELETE FROM queue q USING sized s
+			WHERE q.device_id = s.device_id AND q.seq = s.seq AND s.kept > $1
+			RETURNING q.device_id, q.seq
+		), `+mark, maxBytes, PurgeSize).Scan(&trimmed)
+	if err != nil {
+		return aged, 0, fmt.Errorf("trimming full queues: %w", err)
+	}
+	return aged, trimmed, nil
 }
 
 // Ack deletes a device's queue rows with seq <= upTo and returns how many it
@@ -123,8 +176,13 @@ func Ack(ctx context.Context, pool *pgxpool.Pool, deviceID string, upTo int64) (
 	// for a fan-out in flight: seq only grows, so the head read here can
 	// only be exceeded later, and rows not yet committed are not deleted.
 	var head, deleted int64
+	// An ACK at or past the purge mark means the device was told: its
+	// stream said "purged" before any later envelope. Only then is the
+	// device row touched.
 	err := pool.QueryRow(ctx, `WITH head AS (SELECT seq FROM devices WHERE id = $1),
-		del AS (DELETE FROM queue WHERE device_id = $1 AND seq <= $2 AND $2 <= (SELECT seq FROM head) RETURNING 1)
+		del AS (DELETE FROM queue WHERE device_id = $1 AND seq <= $2 AND $2 <= (SELECT seq FROM head) RETURNING 1),
+		told AS (UPDATE devices SET purged_seq = 0, purged_reason = ''
+			WHERE id = $1 AND purged_seq > 0 AND purged_seq <= $2 AND $2 <= (SELECT seq FROM head) RETURNING 1)
 		SELECT (SELECT seq FROM head), (SELECT count(*) FROM del)`, deviceID, upTo).Scan(&head, &deleted)
 	if err != nil {
 		return 0, fmt.Errorf("acking: %w", err)

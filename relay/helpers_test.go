@@ -63,6 +63,7 @@ func withPing(d time.Duration) option      { return func(c *relay.Config) { c.Pi
 func withRealClock() option                { return func(c *relay.Config) { c.Now = nil } }
 func withOrigins(origins ...string) option { return func(c *relay.Config) { c.Origins = origins } }
 func withMaxBody(n int) option             { return func(c *relay.Config) { c.MaxBody = n } }
+func withQueueMaxBytes(n int64) option     { return func(c *relay.Config) { c.QueueMaxBytes = n } }
 func withMaxDevices(n int) option          { return func(c *relay.Config) { c.MaxDevices = n } }
 func withAuthRates(perAddress, perUser int, trusted ...netip.Prefix) option {
 	return func(c *relay.Config) {

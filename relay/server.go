@@ -81,6 +81,15 @@ type Config struct {
 	// stuck clients are cut off instead of holding memory and goroutines.
 	HeaderTimeout, BodyTimeout, StreamWriteTimeout time.Duration
 
+	// QueueMaxAge and QueueMaxBytes bound each device's queue: envelopes
+	// older than QueueMaxAge (0: 30 days) are deleted, and so are the
+	// oldest beyond QueueMaxBytes of ciphertext (0: 64 MiB); the device is
+	// told on its next stream. PurgeInterval is how often (0: 1 hour).
+	QueueMaxAge, PurgeInterval time.Duration
+	QueueMaxBytes              int64
+	// RevokedKeep is how long a revoked device's row is kept (0: 30 days).
+	RevokedKeep time.Duration
+
 	// CommitWorkers and MaxGroup size the group commit of accepted
 	// envelopes (ADR 0018); 0: queue.DefaultCommitWorkers and
 	// queue.DefaultMaxGroup.
@@ -145,6 +154,18 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.CatchUp == 0 {
 		cfg.CatchUp = 5 * time.Second
+	}
+	if cfg.QueueMaxAge == 0 {
+		cfg.QueueMaxAge = 30 * 24 * time.Hour
+	}
+	if cfg.QueueMaxBytes == 0 {
+		cfg.QueueMaxBytes = 64 << 20
+	}
+	if cfg.PurgeInterval == 0 {
+		cfg.PurgeInterval = time.Hour
+	}
+	if cfg.RevokedKeep == 0 {
+		cfg.RevokedKeep = 30 * 24 * time.Hour
 	}
 	if cfg.HeaderTimeout == 0 {
 		cfg.HeaderTimeout = 10 * time.Second
@@ -313,18 +334,39 @@ func (s *Server) Run(ctx context.Context) {
 	defer house.Stop()
 	catch := time.NewTicker(s.cfg.CatchUp)
 	defer catch.Stop()
+	purge := time.NewTicker(s.cfg.PurgeInterval)
+	defer purge.Stop()
 	s.housekeeping(ctx)
+	s.PurgeQueues(ctx)
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-house.C:
 			s.housekeeping(ctx)
+		case <-purge.C:
+			s.PurgeQueues(ctx)
 		case <-catch.C:
 			if err := s.catchUp(ctx); err != nil && ctx.Err() == nil {
 				s.log.Warn("catch-up check failed", "err", err)
 			}
 		}
+	}
+}
+
+// PurgeQueues applies the queue limits now (Run does it every
+// PurgeInterval) and deletes revoked devices' rows kept long enough.
+func (s *Server) PurgeQueues(ctx context.Context) {
+	aged, trimmed, err := queue.Purge(ctx, s.pool, s.now().Add(-s.cfg.QueueMaxAge), s.cfg.QueueMaxBytes)
+	if err != nil {
+		s.log.Warn("purging queues", "err", err)
+	} else if aged+trimmed > 0 {
+		s.log.Info("purging queues", "expired_envelopes_deleted", aged, "envelopes_over_size_deleted", trimmed)
+	}
+	if n, err := s.accounts.PurgeRevoked(ctx, s.now().Add(-s.cfg.RevokedKeep)); err != nil {
+		s.log.Warn("purging revoked devices", "err", err)
+	} else if n > 0 {
+		s.log.Info("purging revoked devices", "devices_deleted", n)
 	}
 }
 

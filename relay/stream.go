@@ -220,7 +220,13 @@ func (m *streamer) replay(ctx context.Context) bool {
 	// Every row with seq <= head is committed: seq is taken under the
 	// device row's lock, which is held to commit (ADR 0002). So after the
 	// replay the device has everything up to head, or ACKed it earlier.
-	head, err := queue.Head(ctx, m.s.pool, m.st.device)
+	qs, err := queue.State(ctx, m.s.pool, m.st.device)
+	head := qs.Seq
+	if err == nil && m.last < qs.PurgedSeq {
+		// The relay deleted envelopes this device had not received
+		// (docs/protocol.md, "purged"): say so before the replay.
+		err = m.out.event("purged", 0, map[string]any{"upTo": qs.PurgedSeq, "reason": qs.PurgedReason})
+	}
 	if err == nil {
 		err = m.pump(ctx, head)
 	}

@@ -16,10 +16,11 @@ import (
 
 // Event is one event of a device's stream.
 type Event struct {
-	Name     string    // envelope, ready, ping, replaced, revoked, shutdown
+	Name     string    // envelope, ready, ping, purged, replaced, revoked, shutdown
 	Envelope *Envelope // for "envelope"
-	Seq      int64     // for "ready": the resume point
+	Seq      int64     // for "ready": the resume point; for "purged": upTo
 	TS       int64     // for "ping"
+	Reason   string    // for "purged": "age" or "size"
 }
 
 // ErrStreamEnded is returned by Stream when the relay ended the stream for
@@ -146,6 +147,15 @@ func decodeEvent(m *sse.Event) (Event, error) {
 			return ev, fmt.Errorf("relayclient: bad ready event: %w", err)
 		}
 		ev.Seq = d.Seq
+	case "purged":
+		var d struct {
+			UpTo   int64
+			Reason string
+		}
+		if err := json.Unmarshal(m.Data, &d); err != nil {
+			return ev, fmt.Errorf("relayclient: bad purged event: %w", err)
+		}
+		ev.Seq, ev.Reason = d.UpTo, d.Reason
 	case "ping":
 		var d struct{ TS int64 }
 		if err := json.Unmarshal(m.Data, &d); err != nil {

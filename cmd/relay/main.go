@@ -71,6 +71,8 @@ type options struct {
 	debugListen  string
 	authRate     int
 	maxDevices   int
+	queueAge     time.Duration
+	queueBytes   int64
 	authUserRate int
 	trusted      string
 	tlsCert      string
@@ -127,6 +129,8 @@ func parseFlags(cmd string, args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.authRate, "auth-rate", envInt("RELAY_AUTH_RATE", 20), "logins and registrations per minute per client address, also the burst ($RELAY_AUTH_RATE)")
 	fs.IntVar(&o.authUserRate, "auth-rate-user", envInt("RELAY_AUTH_RATE_USER", 10), "logins per minute per username, also the burst ($RELAY_AUTH_RATE_USER)")
 	fs.IntVar(&o.maxDevices, "max-devices", envInt("RELAY_MAX_DEVICES", devices.DefaultMaxDevices), "live devices per account ($RELAY_MAX_DEVICES)")
+	fs.DurationVar(&o.queueAge, "queue-max-age", envDuration("RELAY_QUEUE_MAX_AGE", 30*24*time.Hour), "envelopes not ACKed within this time are deleted, and the device told ($RELAY_QUEUE_MAX_AGE)")
+	fs.Int64Var(&o.queueBytes, "queue-max-bytes", int64(envInt("RELAY_QUEUE_MAX_BYTES", 64<<20)), "ciphertext a device's queue may hold; the oldest beyond it are deleted, and the device told ($RELAY_QUEUE_MAX_BYTES)")
 	fs.StringVar(&o.trusted, "trusted-proxy", env("RELAY_TRUSTED_PROXIES", ""), "comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client address ($RELAY_TRUSTED_PROXIES)")
 	fs.DurationVar(&o.pingInterval, "ping-interval", envDuration("RELAY_PING_INTERVAL", 20*time.Second), "interval of event: ping on streams ($RELAY_PING_INTERVAL)")
 	fs.IntVar(&o.maxBody, "max-body", envInt("RELAY_MAX_BODY", envelope.MaxBody), "largest decoded envelope body in bytes ($RELAY_MAX_BODY)")
@@ -162,6 +166,9 @@ func parseFlags(cmd string, args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.pingInterval < 10*time.Millisecond {
 		return nil, errors.New("--ping-interval must be at least 10ms")
+	}
+	if o.queueAge < time.Hour || o.queueBytes < envelope.MaxBody {
+		return nil, fmt.Errorf("--queue-max-age must be at least 1h and --queue-max-bytes at least %d", envelope.MaxBody)
 	}
 	if o.maxDevices < 1 {
 		return nil, errors.New("--max-devices must be at least 1")
@@ -272,7 +279,8 @@ func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger
 		Pool: pool, Logger: log, BaseURL: base, Origins: origins,
 		RatePerMinute: o.rate, PingInterval: o.pingInterval, MaxBody: o.maxBody,
 		DisableNotify: !o.notify, CatchUp: o.catchUp,
-		MaxDevices: o.maxDevices, AuthPerMinute: o.authRate, AuthPerUserPerMinute: o.authUserRate, TrustedProxies: trusted,
+		MaxDevices: o.maxDevices, QueueMaxAge: o.queueAge, QueueMaxBytes: o.queueBytes,
+		AuthPerMinute: o.authRate, AuthPerUserPerMinute: o.authUserRate, TrustedProxies: trusted,
 	})
 	if err != nil {
 		return err
