@@ -9,6 +9,7 @@ import * as api from './api.js';
 const view = document.getElementById('view');
 const nav = document.getElementById('nav');
 const bar = document.getElementById('conn-bar');
+const purgeBox = document.getElementById('purge-notice');
 let current = null; // {name, arg}
 let openChatName = null;
 let newDividerAt = null; // the first unread message id when the chat opened
@@ -75,6 +76,26 @@ function renderBar() {
   if (state === 'replaced') {
     bar.append(' ', el('button', { type: 'button', onclick: () => location.reload() }, 'Use this window'));
   }
+}
+
+// ---- messages the relay deleted undelivered ----
+
+const purgeTexts = {
+  age: 'Some messages sent to this device were deleted by the relay before they arrived here: they waited longer than the relay keeps messages. Ask your contacts to send anything important again.',
+  size: 'Some messages sent to this device were deleted by the relay before they arrived here: too many were waiting for this device. Ask your contacts to send anything important again.',
+};
+
+async function renderPurge() {
+  const n = sync.me() ? await sync.purgeNotice() : null;
+  if (!n) {
+    purgeBox.hidden = true;
+    purgeBox.textContent = '';
+    return;
+  }
+  purgeBox.textContent = purgeTexts[n.reason] || purgeTexts.age;
+  purgeBox.dataset.reason = n.reason;
+  purgeBox.append(el('button', { type: 'button', onclick: () => sync.dismissPurgeNotice() }, 'Dismiss'));
+  purgeBox.hidden = false;
 }
 
 // ---- screens ----
@@ -349,10 +370,12 @@ function startSession() {
   sync.start();
   route();
   renderBar();
+  renderPurge();
 }
 
 sync.subscribe(async (ev) => {
   if (ev.type === 'conn') renderBar();
+  if (ev.type === 'purge') renderPurge();
   if (ev.type === 'linked' || ev.type === 'account') {
     if (ev.type === 'account' && !(await sync.load())) {
       nav.hidden = true;

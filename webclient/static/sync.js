@@ -254,6 +254,10 @@ function openStream() {
     processIncoming();
   });
   src.addEventListener('ping', () => alive());
+  src.addEventListener('purged', (e) => {
+    alive();
+    notePurge(JSON.parse(e.data));
+  });
   src.addEventListener('replaced', () => {
     // Another stream took this device's place: do not fight back.
     stopStream();
@@ -273,6 +277,31 @@ function openStream() {
     setConn('down');
     if (src.readyState === EventSource.CLOSED) diagnose();
   };
+}
+
+// notePurge keeps the relay's word that it deleted envelopes this device
+// never received (too old, or its queue was full), so the page can say so
+// until the person has read it. The relay repeats it on every stream until
+// the device ACKs past it; the same notice is shown once.
+async function notePurge(p) {
+  const seen = await db.getMeta('purge');
+  if (seen && seen.upTo >= p.upTo) return;
+  const notice = { upTo: p.upTo, reason: p.reason, at: Date.now(), dismissed: false };
+  await putMeta([['purge', notice]]);
+  notify({ type: 'purge' });
+}
+
+// purgeNotice is the notice to show, if any.
+export async function purgeNotice() {
+  const n = await db.getMeta('purge');
+  return n && !n.dismissed ? n : null;
+}
+
+export async function dismissPurgeNotice() {
+  const n = await db.getMeta('purge');
+  if (!n) return;
+  await putMeta([['purge', { ...n, dismissed: true }]]);
+  notify({ type: 'purge' });
 }
 
 // reconnect opens a fresh stream after a delay, with backoff.
