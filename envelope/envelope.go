@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/oklog/ulid/v2"
 
 	"relay/devices"
@@ -56,6 +57,11 @@ func Parse(data []byte, maxBody int) (Envelope, error) {
 		maxBody = MaxBody
 	}
 	var w wire
+	// Strict JSON first (RFC 7493): valid UTF-8 and no name twice, so
+	// that no two readers of the same bytes can see different envelopes.
+	if !jsontext.Value(data).IsValid() {
+		return Envelope{}, fmt.Errorf("%w: the request is not valid JSON (malformed, invalid UTF-8, or a name given twice)", ErrBadEnvelope)
+	}
 	if err := json.Unmarshal(data, &w); err != nil {
 		return Envelope{}, fmt.Errorf("%w: the request is not a JSON object with string fields id, to and body", ErrBadEnvelope)
 	}

@@ -3,6 +3,8 @@ package relay
 import (
 	"encoding/json"
 	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // parseLastEventID reads the Last-Event-ID header of a stream request: a seq
@@ -24,6 +26,9 @@ func parseLastEventID(v string, head int64) (int64, error) {
 func parseAck(data []byte) (int64, error) {
 	var body struct {
 		UpTo *int64 `json:"upTo"`
+	}
+	if !jsontext.Value(data).IsValid() {
+		return 0, badRequest("bad_json", "the request body is not valid JSON (malformed, invalid UTF-8, or a name given twice)")
 	}
 	if err := json.Unmarshal(data, &body); err != nil {
 		return 0, badRequest("bad_json", "the request body is not the JSON object this endpoint expects: %v", jsonProblem(err))

@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/julienschmidt/httprouter"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -492,6 +493,9 @@ func readJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) erro
 	data, err := readBody(w, r, limit)
 	if err != nil {
 		return err
+	}
+	if !jsontext.Value(data).IsValid() {
+		return badRequest("bad_json", "the request body is not valid JSON (malformed, invalid UTF-8, or a name given twice)")
 	}
 	if err := json.Unmarshal(data, dst); err != nil {
 		return badRequest("bad_json", "the request body is not the JSON object this endpoint expects: %v", jsonProblem(err))

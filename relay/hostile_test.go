@@ -1,0 +1,80 @@
+package relay_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestHostileJSON posts malformed, truncated, oversized, wrongly typed,
+// duplicated-key, deeply nested and otherwise hostile bodies to every
+// endpoint that takes JSON. Each gets a stable 400 or 413 code, never a
+// 500, and nothing is written.
+func TestHostileJSON(t *testing.T) {
+	s := newTestServer(t)
+	alice := s.register(t, "alice", 1)
+	s.register(t, "bob", 1)
+	okEnvelope := `"id":"` + s.newID() + `","to":"bob","body":"aGVsbG8="`
+	bodies := map[string]string{
+		"empty":            ``,
+		"null":             `null`,
+		"malformed":        `{"username": "x",`,
+		"truncated":        `{"id":"01J`,
+		"top-level array":  `[1,2,3]`,
+		"wrong types":      `{"username": 5, "password": true, "publicKey": [], "name": {}, "upTo": "7", "id": 1, "to": null, "body": 3}`,
+		"duplicated key":   `{` + okEnvelope + `,"to":"alice","username":"carol","username":"dave","password":"long enough pw","password":"x","upTo":1,"upTo":2}`,
+		"deeply nested":    strings.Repeat(`[`, 5000) + strings.Repeat(`]`, 5000),
+		"nested objects":   strings.Repeat(`{"a":`, 3000) + `1` + strings.Repeat(`}`, 3000),
+		"invalid UTF-8":    "{\"username\":\"caro\xff\",\"name\":\"\xfe\",\"to\":\"b\xffb\"}",
+		"huge number":      `{"upTo": 1e400}`,
+		"negative":         `{"upTo": -1}`,
+		"oversized":        `{"username":"` + strings.Repeat("a", 200<<10) + `"}`,
+		"trailing garbage": `{"upTo": 0} {"upTo": 1}`,
+	}
+	allowed := map[string]bool{
+		"bad_json": true, "too_large": true, "bad_envelope": true, "bad_username": true, "bad_password": true,
+		"bad_public_key": true, "bad_device_name": true, "bad_ack": true, "bad_credentials": true,
+	}
+	before := s.state(t)
+	sessions := s.count(t, `SELECT count(*) FROM sessions`)
+	for _, path := range []string{"/api/accounts", "/api/sessions", "/api/devices", "/api/messages", "/api/ack"} {
+		for name, body := range bodies {
+			req, _ := http.NewRequest("POST", s.URL+path, bytes.NewReader([]byte(body)))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Origin", s.URL)
+			req.Header.Set("X-Device", alice.Devices[0])
+			resp, err := alice.Client.HTTP.Do(req)
+			if err != nil {
+				t.Fatalf("%s %s: %v", path, name, err)
+			}
+			raw, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var e struct {
+				Error string `json:"error"`
+			}
+			_ = json.Unmarshal(raw, &e)
+			code := e.Error
+			if (resp.StatusCode != 400 && resp.StatusCode != 413 && resp.StatusCode != 401) || !allowed[code] {
+				t.Errorf("%s %s: %d %s", path, name, resp.StatusCode, raw)
+			}
+		}
+	}
+	if after := s.state(t); after != before {
+		t.Errorf("hostile bodies changed the database: %v -> %v", before, after)
+	}
+	if n := s.count(t, `SELECT count(*) FROM sessions`); n != sessions {
+		t.Errorf("hostile bodies opened %d sessions", n-sessions)
+	}
+	if n := s.count(t, `SELECT count(*) FROM accounts`); n != 2 {
+		t.Errorf("%d accounts after hostile bodies, want 2", n)
+	}
+	if n := s.count(t, `SELECT count(*) FROM devices`); n != 2 {
+		t.Errorf("%d devices after hostile bodies, want 2", n)
+	}
+	// The control: the same client and headers do get through with a
+	// well-formed body.
+	s.send(t, alice.device(0), "bob", "fine")
+}
