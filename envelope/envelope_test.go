@@ -113,6 +113,36 @@ func FuzzParseID(f *testing.F) {
 	})
 }
 
+// FuzzCheckSkew: for any id time and server time, the clock-skew check
+// accepts exactly the ids within the window, and its refusal carries the
+// server's time for the client to correct its clock.
+func FuzzCheckSkew(f *testing.F) {
+	now := uint64(time.Now().UnixMilli())
+	f.Add(now, now)
+	f.Add(now, now+uint64(DefaultSkew.Milliseconds())+1)
+	f.Add(uint64(0), ulid.MaxTime())
+	f.Add(ulid.MaxTime(), uint64(0))
+	f.Fuzz(func(t *testing.T, idMillis, nowMillis uint64) {
+		idMillis %= ulid.MaxTime() + 1
+		nowMillis %= ulid.MaxTime() + 1
+		var id ulid.ULID
+		if err := id.SetTime(idMillis); err != nil {
+			t.Fatal(err)
+		}
+		serverNow := time.UnixMilli(int64(nowMillis))
+		err := CheckSkew(id, serverNow, DefaultSkew)
+		diff := int64(idMillis) - int64(nowMillis)
+		within := diff <= DefaultSkew.Milliseconds() && diff >= -DefaultSkew.Milliseconds()
+		if within != (err == nil) {
+			t.Fatalf("id time %d, server %d: within the window %v, but the check said %v", idMillis, nowMillis, within, err)
+		}
+		var se *SkewError
+		if err != nil && (!errors.As(err, &se) || !se.ServerTime.Equal(serverNow)) {
+			t.Fatalf("refusal %v does not carry the server time", err)
+		}
+	})
+}
+
 // BenchmarkParse is the validation of a 1 KiB envelope, the first thing
 // every POST /api/messages does after authentication.
 func BenchmarkParse(b *testing.B) {

@@ -3,6 +3,9 @@ package relay
 import (
 	"errors"
 	"testing"
+	"unicode/utf8"
+
+	"relay/devices"
 )
 
 func TestParseLastEventID(t *testing.T) {
@@ -89,6 +92,63 @@ func FuzzParseAck(f *testing.F) {
 		}
 		if n < 0 {
 			t.Fatalf("%q: accepted negative upTo %d", data, n)
+		}
+	})
+}
+
+// FuzzRegistrationBody runs a registration or login body through what the
+// relay does with it before any database work: strict decoding, then the
+// username, password and public-key checks. Every refusal is a 400 with a
+// stable code, and whatever passes is what the protocol allows.
+func FuzzRegistrationBody(f *testing.F) {
+	f.Add([]byte(`{"username":"alice","password":"correct horse","publicKey":"BAAA"}`))
+	f.Add([]byte(`{"username":"alice","username":"bob"}`))
+	f.Add([]byte(`{"username":5}`))
+	f.Add([]byte("{\"username\":\"\xff\"}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var c credentials
+		err := decodeJSON(data, &c)
+		if err == nil {
+			err = checkUsername(c.Username)
+		}
+		if err == nil {
+			err = checkPassword(c.Password)
+		}
+		if err == nil {
+			_, err = devices.ParsePublicKey(c.PublicKey)
+			if err != nil {
+				err = toAPIError(err, "")
+			}
+		}
+		var ae *apiError
+		if err != nil && (!errors.As(err, &ae) || ae.status != 400) {
+			t.Fatalf("refusal %v is not a 400 with a code", err)
+		}
+		if err == nil && !devices.ValidUsername(c.Username) {
+			t.Fatalf("accepted username %q", c.Username)
+		}
+	})
+}
+
+// FuzzDeviceBody does the same for POST /api/devices.
+func FuzzDeviceBody(f *testing.F) {
+	f.Add([]byte(`{"name":"Firefox on laptop","publicKey":"BAAA"}`))
+	f.Add([]byte(`{"name":"\u0000"}`))
+	f.Add([]byte(`{"name":"a","name":"b"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var body struct {
+			PublicKey string `json:"publicKey"`
+			Name      string `json:"name"`
+		}
+		err := decodeJSON(data, &body)
+		var ae *apiError
+		if err != nil && (!errors.As(err, &ae) || ae.code != "bad_json") {
+			t.Fatalf("refusal %v is not bad_json", err)
+		}
+		if err == nil && validDeviceName(body.Name) {
+			if body.Name == "" || len(body.Name) > devices.MaxDeviceName || !utf8.ValidString(body.Name) {
+				t.Fatalf("accepted device name %q", body.Name)
+			}
 		}
 	})
 }

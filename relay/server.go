@@ -494,6 +494,12 @@ func readJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) erro
 	if err != nil {
 		return err
 	}
+	return decodeJSON(data, dst)
+}
+
+// decodeJSON decodes a request body into dst: I-JSON (ADR 0022), then the
+// shape dst wants. Its errors are 400 bad_json.
+func decodeJSON(data []byte, dst any) error {
 	if !jsontext.Value(data).IsValid() {
 		return badRequest("bad_json", "the request body is not valid JSON (malformed, invalid UTF-8, or a name given twice)")
 	}
