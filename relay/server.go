@@ -302,6 +302,11 @@ func (s *Server) Handler() http.Handler {
 			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
 		}
 		s.router.ServeHTTP(sw, r)
+		if sw.status == 0 {
+			// Nothing written (the router's automatic OPTIONS answer):
+			// net/http sends 200.
+			sw.status = http.StatusOK
+		}
 		if sw.status != 0 {
 			s.metrics.requests.WithLabelValues(strconv.Itoa(sw.status/100) + "xx").Inc()
 		}
