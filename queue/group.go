@@ -50,7 +50,7 @@ type acceptResult struct {
 
 // Default sizes of a Committer, chosen by make bench (docs/performance.md).
 const (
-	DefaultCommitWorkers = 4
+	DefaultCommitWorkers = 2
 	DefaultMaxGroup      = 64
 )
 
