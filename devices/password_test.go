@@ -2,8 +2,10 @@ package devices
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestPasswordHash(t *testing.T) {
@@ -38,5 +40,34 @@ func TestPasswordHash(t *testing.T) {
 		if _, err := h.verify(ctx, "x", bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
+	}
+}
+
+// TestHashingIsBounded: with every slot taken, a hash waits for one instead
+// of allocating its memory (here it gives up when its context ends); with a
+// slot free, the same call goes through. A login flood therefore queues.
+func TestHashingIsBounded(t *testing.T) {
+	h, err := newHasher(Argon2Params{Memory: 64, Time: 1, Threads: 1}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := h.acquire(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := h.hash(ctx, "long enough password"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("with both slots taken, hash returned %v instead of waiting", err)
+	}
+	if _, err := h.verify(ctx, "long enough password", ""); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("with both slots taken, verify returned %v instead of waiting", err)
+	}
+	h.release()
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel2()
+	if _, err := h.hash(ctx2, "long enough password"); err != nil {
+		t.Fatalf("with a slot free: %v", err)
 	}
 }

@@ -148,3 +148,28 @@ func mustURL(t *testing.T, s string) *url.URL {
 	}
 	return u
 }
+
+// TestHugeHeadersRefused: headers beyond the limit (16 KiB) get 431 and are
+// not read further; the control, a request with ordinary headers on the
+// same relay, is served.
+func TestHugeHeadersRefused(t *testing.T) {
+	s := newTestServer(t)
+	req, _ := http.NewRequest("GET", s.URL+"/healthz", nil)
+	req.Header.Set("X-Filler", strings.Repeat("a", 40<<10))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Fatalf("40 KiB of headers: %d, want 431", resp.StatusCode)
+	}
+	resp, err = http.Get(s.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("control: %d", resp.StatusCode)
+	}
+}
