@@ -168,23 +168,7 @@ func TestGroupCommitConcurrentNoDeadlockNoGap(t *testing.T) {
 		t.Fatalf("no group of more than one envelope formed in %d commits", grouped.Load())
 	}
 	t.Logf("%d commits for %d envelopes, largest group %d", grouped.Load(), senders*each, biggest.Load())
-	rows, err := pool.Query(ctx, `SELECT d.id, d.seq, count(q.seq), coalesce(max(q.seq), 0), coalesce(min(q.seq), 0)
-		FROM devices d LEFT JOIN queue q ON q.device_id = d.id GROUP BY d.id, d.seq`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	total := int64(0)
-	for rows.Next() {
-		var id string
-		var head, n, max, min int64
-		if err := rows.Scan(&id, &head, &n, &max, &min); err != nil {
-			t.Fatal(err)
-		}
-		if n != head || max != head || (n > 0 && min != 1) {
-			t.Errorf("device %s: head %d, %d rows from %d to %d", id, head, n, min, max)
-		}
-		total += n
-	}
+	total := gaplessRows(t, pool)
 	if total != deliveries.Load() {
 		t.Fatalf("%d queue rows, %d deliveries reported", total, deliveries.Load())
 	}

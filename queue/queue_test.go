@@ -211,12 +211,24 @@ func TestConcurrentFanOutsNoDeadlockNoGap(t *testing.T) {
 	}
 	// Every device's seqs are 1..n without a gap, and n matches the
 	// device counter.
-	rows, err := pool.Query(ctx, `SELECT d.id, d.seq, count(q.seq), coalesce(max(q.seq), 0), coalesce(min(q.seq), 0)
+	total := int(gaplessRows(t, pool))
+	// Each envelope reaches 3 recipient devices and 2 other sender devices.
+	if want := workers * each * 5; total != want {
+		t.Fatalf("%d queue rows, want %d", total, want)
+	}
+}
+
+// gaplessRows checks that every device's queue holds seqs 1..n without a gap,
+// n being the device's counter, and returns the rows in all queues.
+func gaplessRows(t *testing.T, pool *pgxpool.Pool) int64 {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), `SELECT d.id, d.seq, count(q.seq), coalesce(max(q.seq), 0), coalesce(min(q.seq), 0)
 		FROM devices d LEFT JOIN queue q ON q.device_id = d.id GROUP BY d.id, d.seq`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	total := 0
+	defer rows.Close()
+	total := int64(0)
 	for rows.Next() {
 		var id string
 		var head, n, max, min int64
@@ -226,12 +238,12 @@ func TestConcurrentFanOutsNoDeadlockNoGap(t *testing.T) {
 		if n != head || max != head || (n > 0 && min != 1) {
 			t.Errorf("device %s: head %d, %d rows from %d to %d", id, head, n, min, max)
 		}
-		total += int(n)
+		total += n
 	}
-	// Each envelope reaches 3 recipient devices and 2 other sender devices.
-	if want := workers * each * 5; total != want {
-		t.Fatalf("%d queue rows, want %d", total, want)
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
+	return total
 }
 
 func TestAcceptDedupAndConflict(t *testing.T) {
