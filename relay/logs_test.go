@@ -1,39 +1,19 @@
 package relay_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"relay/relay"
 )
 
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of a logger.
-type syncBuffer struct {
-	mu sync.Mutex // guards b
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestLogsHoldNoSecrets runs every kind of request with debug logging and
 // looks for passwords, tokens, keys and bodies in the log.
 func TestLogsHoldNoSecrets(t *testing.T) {
-	var logs syncBuffer
+	var logs relay.SyncBuffer
 	s := newTestServer(t, func(c *relay.Config) {
 		c.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
@@ -76,7 +56,7 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 // TestInternalErrorsStayInternal breaks the database under a running relay:
 // the client gets a generic 500 with a request id, the log has the cause.
 func TestInternalErrorsStayInternal(t *testing.T) {
-	var logs syncBuffer
+	var logs relay.SyncBuffer
 	s := newTestServer(t, func(c *relay.Config) {
 		c.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
 	})
