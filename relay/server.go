@@ -239,12 +239,13 @@ func (s *Server) routes() *httprouter.Router {
 	r.GET("/healthz", s.handle(s.healthz))
 	r.GET("/readyz", s.handle(s.readyz))
 	r.Handler(http.MethodGet, "/metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+	client := webclient.Handler()
 	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/api/") {
 			s.writeError(w, r, errNotFound)
 			return
 		}
-		webclient.Handler().ServeHTTP(w, r)
+		client.ServeHTTP(w, r)
 	})
 	r.HandleMethodNotAllowed = true
 	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -272,6 +273,10 @@ func (s *Server) HTTPServer() *http.Server {
 	}
 }
 
+// permissionsPolicy turns off browser features the client never uses.
+const permissionsPolicy = "accelerometer=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), " +
+	"hid=(), magnetometer=(), microphone=(), midi=(), payment=(), serial=(), usb=(), xr-spatial-tracking=()"
+
 // maxHeaderBytes bounds a request's headers.
 const maxHeaderBytes = 16 << 10
 
@@ -290,7 +295,7 @@ func (s *Server) Handler() http.Handler {
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
-		h.Set("Permissions-Policy", webclient.PermissionsPolicy)
+		h.Set("Permissions-Policy", permissionsPolicy)
 		if s.secure {
 			// Browsers only heed this over HTTPS; the relay is reached
 			// over HTTPS whenever its base URL says so.

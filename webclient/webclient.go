@@ -18,11 +18,9 @@ var files embed.FS
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
 	"base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-// PermissionsPolicy turns off browser features the client never uses.
-const PermissionsPolicy = "accelerometer=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), " +
-	"hid=(), magnetometer=(), microphone=(), midi=(), payment=(), serial=(), usb=(), xr-spatial-tracking=()"
-
-// Handler serves the static client with its security headers.
+// Handler serves the static client with its Content-Security-Policy. The
+// headers every answer of the relay carries (nosniff, no referrer, no
+// framing, the Permissions-Policy) are set by the relay's handler.
 func Handler() http.Handler {
 	sub, err := fs.Sub(files, "static")
 	if err != nil {
@@ -37,10 +35,6 @@ func Handler() http.Handler {
 		}
 		h := w.Header()
 		h.Set("Content-Security-Policy", CSP)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Permissions-Policy", PermissionsPolicy)
 		h.Set("Cache-Control", "no-cache")
 		fsrv.ServeHTTP(w, r)
 	})
