@@ -66,14 +66,23 @@ func (h *hub) detach(s *stream) {
 	h.mu.Unlock()
 }
 
+// stream returns device's open stream on this instance, or nil.
+func (h *hub) stream(device string) *stream {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.streams[device]
+}
+
 // wake tells device's stream, if any, to read its queue. It never blocks.
 func (h *hub) wake(device string) {
-	h.mu.Lock()
-	s := h.streams[device]
-	h.mu.Unlock()
-	if s == nil {
-		return
+	if s := h.stream(device); s != nil {
+		h.wakeStream(s)
 	}
+}
+
+// wakeStream has s read its queue: through the dispatcher when live, by
+// itself otherwise.
+func (h *hub) wakeStream(s *stream) {
 	if s.live.Load() && h.dispatch != nil {
 		h.dispatch.mark(s)
 		return
@@ -86,14 +95,12 @@ func (h *hub) wake(device string) {
 // the stream writes it without reading PostgreSQL. Otherwise it wakes the
 // stream as wake does. It never blocks.
 func (h *hub) deliver(device string, it queue.Item) {
-	h.mu.Lock()
-	s := h.streams[device]
-	h.mu.Unlock()
+	s := h.stream(device)
 	if s == nil {
 		return
 	}
 	if !s.live.Load() || !s.queued.CompareAndSwap(it.Seq-1, it.Seq) {
-		h.wake(device) // out of order, or not live yet: it reads
+		h.wakeStream(s) // out of order, or not live yet: it reads
 		return
 	}
 	select {
