@@ -3,7 +3,9 @@ package queue_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -38,6 +40,12 @@ func fixture(t testing.TB, pool *pgxpool.Pool, devicesPerAccount ...int) map[int
 		}
 	}
 	return out
+}
+
+// accountIDs returns the fixture's accounts in the order they were made
+// (ids are serial), so that a test never depends on map order.
+func accountIDs(devs map[int64][]string) []int64 {
+	return slices.Sorted(maps.Keys(devs))
 }
 
 func envelope(from, to int64, fromDevice string, body string) *queue.Envelope {
@@ -75,14 +83,7 @@ func TestSeqUnderRowLockMissesNothing(t *testing.T) {
 	pool, _ := testdb.Pool(t)
 	ctx := context.Background()
 	devs := fixture(t, pool, 1, 1)
-	var sender, recipient int64
-	for acc := range devs {
-		if sender == 0 {
-			sender = acc
-		} else {
-			recipient = acc
-		}
-	}
+	sender, recipient := twoAccounts(devs)
 	target := devs[recipient][0]
 	cursor := int64(0)
 	var seen []int64
@@ -183,10 +184,7 @@ func TestConcurrentFanOutsNoDeadlockNoGap(t *testing.T) {
 	pool, _ := testdb.Pool(t)
 	ctx := context.Background()
 	devs := fixture(t, pool, 3, 3)
-	var accs []int64
-	for a := range devs {
-		accs = append(accs, a)
-	}
+	accs := accountIDs(devs)
 	const workers, each = 8, 40
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
@@ -250,14 +248,7 @@ func TestAcceptDedupAndConflict(t *testing.T) {
 	pool, _ := testdb.Pool(t)
 	ctx := context.Background()
 	devs := fixture(t, pool, 1, 2)
-	var accs []int64
-	for a := range devs {
-		accs = append(accs, a)
-	}
-	from, to := accs[0], accs[1]
-	if len(devs[from]) != 1 {
-		from, to = to, from
-	}
+	from, to := twoAccounts(devs) // the first account has one device
 	e := envelope(from, to, devs[from][0], "body")
 	accept := func(e *queue.Envelope) (int64, bool, []queue.Delivery, error) {
 		return queue.Accept(ctx, pool, e, time.Now().Add(time.Hour), time.Now())
