@@ -17,9 +17,11 @@ TEST_FUZZTIME ?= 3s
 .PHONY: run test check vuln fuzz build bench pg-stop pg-status clean
 
 ## run: start the relay at http://127.0.0.1:8080 (set DATABASE_URL to use your own PostgreSQL)
-run:
+# The relay replaces the recipe's shell (exec), so that Ctrl-C reaches it
+# alone: it shuts down cleanly and make says nothing more.
+run: build
 	@url="$${DATABASE_URL:-$$($(PG) url relay)}" && \
-	DATABASE_URL="$$url" $(GO) run ./cmd/relay $(ARGS)
+	exec env DATABASE_URL="$$url" bin/relay $(ARGS)
 
 ## test: run every test against a fresh database per test, and the web
 ## client's tests in headless Chromium (installed when missing), then each
@@ -47,8 +49,9 @@ vuln:
 fuzz:
 	@GO="$(GO)" FUZZTIME="$(FUZZTIME)" scripts/fuzz.sh
 
+## build: bin/relay
 build:
-	$(GO) build -o bin/relay ./cmd/relay
+	@$(GO) build -o bin/relay ./cmd/relay
 
 ## bench: measure the relay against references run at the same time (about
 ## two minutes; BENCH_ARGS=--long for the long version)
@@ -62,5 +65,6 @@ pg-stop:
 pg-status:
 	@$(PG) status
 
+## clean: stop the private cluster, remove it, the binaries and .artifacts/
 clean: pg-stop
-	rm -rf .pg bin
+	rm -rf .pg bin .artifacts
