@@ -39,3 +39,7 @@ func (c *Committer) CommitBatchOnly(ctx context.Context, envs []*Envelope, expir
 	_, err := c.commitGroup(ctx, group)
 	return err
 }
+
+// AcceptArgs are AcceptSQL's parameters for e, so that a test can run a
+// variant of the statement with them.
+func AcceptArgs(e *Envelope, expires, now time.Time) []any { return acceptArgs(e, expires, now) }

@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/oklog/ulid/v2"
 
@@ -51,131 +49,6 @@ func accountIDs(devs map[int64][]string) []int64 {
 func envelope(from, to int64, fromDevice string, body string) *queue.Envelope {
 	return &queue.Envelope{ID: ulid.Make().String(), FromAccount: from, FromUsername: "u", FromDevice: fromDevice,
 		ToAccount: to, ToUsername: "v", TS: time.Now().UnixMilli(), Body: []byte(body)}
-}
-
-// waitForLockWait blocks until some backend of this database waits on a lock.
-func waitForLockWait(t *testing.T, pool *pgxpool.Pool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var n int
-		err := pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n > 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the second transaction never waited for the device row lock")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-// TestSeqUnderRowLockMissesNothing runs the schedule that loses a row with a
-// BIGSERIAL cursor (see the control below): A takes a number first and
-// commits last, while a reader polls in between. With seq taken under the
-// device row's lock, B cannot take its number until A commits, so the reader
-// sees both.
-func TestSeqUnderRowLockMissesNothing(t *testing.T) {
-	pool, _ := testdb.Pool(t)
-	ctx := context.Background()
-	devs := fixture(t, pool, 1, 1)
-	sender, recipient := twoAccounts(devs)
-	target := devs[recipient][0]
-	cursor := int64(0)
-	var seen []int64
-	read := func() {
-		items, err := queue.Read(ctx, pool, target, cursor, math.MaxInt64, 100)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, it := range items {
-			seen = append(seen, it.Seq)
-			cursor = it.Seq
-		}
-	}
-
-	txA, err := pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer txA.Rollback(ctx)
-	if _, _, _, err := queue.Accept(ctx, txA, envelope(sender, recipient, devs[sender][0], "A"), time.Now().Add(time.Hour), time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	bDone := make(chan error, 1)
-	go func() {
-		bDone <- pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-			_, _, _, err := queue.Accept(ctx, tx, envelope(sender, recipient, devs[sender][0], "B"), time.Now().Add(time.Hour), time.Now())
-			return err
-		})
-	}()
-	waitForLockWait(t, pool) // B is blocked behind A's lock: it cannot commit first
-	read()
-	if len(seen) != 0 {
-		t.Fatalf("reader saw uncommitted rows %v", seen)
-	}
-	if err := txA.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-bDone; err != nil {
-		t.Fatal(err)
-	}
-	read()
-	read()
-	if len(seen) != 2 || seen[0] != 1 || seen[1] != 2 {
-		t.Fatalf("reader saw %v, want [1 2]", seen)
-	}
-}
-
-// TestBigserialCursorLosesARow is the control: the same schedule with a
-// BIGSERIAL cursor loses A's row, which proves the test above measures the
-// right thing.
-func TestBigserialCursorLosesARow(t *testing.T) {
-	pool, _ := testdb.Pool(t)
-	ctx := context.Background()
-	if _, err := pool.Exec(ctx, `CREATE TABLE naive_queue (seq bigserial PRIMARY KEY, body text NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
-	cursor := int64(0)
-	var seen []string
-	read := func() {
-		rows, _ := pool.Query(ctx, `SELECT seq, body FROM naive_queue WHERE seq > $1 ORDER BY seq`, cursor)
-		for rows.Next() {
-			var seq int64
-			var body string
-			if err := rows.Scan(&seq, &body); err != nil {
-				t.Fatal(err)
-			}
-			seen = append(seen, body)
-			cursor = seq
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	txA, err := pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer txA.Rollback(ctx)
-	if _, err := txA.Exec(ctx, `INSERT INTO naive_queue (body) VALUES ('A')`); err != nil { // takes seq 1
-		t.Fatal(err)
-	}
-	if _, err := pool.Exec(ctx, `INSERT INTO naive_queue (body) VALUES ('B')`); err != nil { // takes seq 2, commits first
-		t.Fatal(err)
-	}
-	read() // sees B, moves the cursor to 2
-	if err := txA.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
-	read()
-	if len(seen) != 1 || seen[0] != "B" {
-		t.Fatalf("the naive reader saw %v; the control expects it to lose A", seen)
-	}
 }
 
 // TestConcurrentFanOutsNoDeadlockNoGap fans out from both ends of a
