@@ -48,14 +48,14 @@ func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 
 func checkUsername(u string) error {
 	if !devices.ValidUsername(u) {
-		return badRequest("bad_username", "a username is 3 to 32 characters from a-z, 0-9 and _")
+		return errBadUsername
 	}
 	return nil
 }
 
 func checkPassword(p string) error {
 	if len(p) < devices.MinPassword || len(p) > devices.MaxPassword {
-		return badRequest("bad_password", "a password is %d to %d bytes long", devices.MinPassword, devices.MaxPassword)
+		return errBadPassword
 	}
 	return nil
 }
@@ -167,7 +167,7 @@ func (s *Server) addDevice(w http.ResponseWriter, r *http.Request, _ httprouter.
 		return err
 	}
 	if !validDeviceName(body.Name) {
-		return badRequest("bad_device_name", "a device name is 1 to %d bytes of printable UTF-8", devices.MaxDeviceName)
+		return errBadDeviceName
 	}
 	key, err := devices.ParsePublicKey(body.PublicKey)
 	if err != nil {

@@ -17,8 +17,8 @@ import (
 )
 
 // apiError is an error the client sees: an HTTP status, a stable code from
-// the table in docs/protocol.md and a human message. Handlers return errors;
-// writeError is the one place that renders them.
+// the table below and a human message. Handlers return errors; writeError
+// is the one place that renders them.
 type apiError struct {
 	status  int
 	code    string
@@ -31,30 +31,158 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.code + ": " + e.message }
 
-func newError(status int, code, format string, args ...any) *apiError {
-	return &apiError{status: status, code: code, message: fmt.Sprintf(format, args...)}
-}
+// errorCode is a stable API error code, an index into codes.
+type errorCode int
 
-// The stable codes. docs/protocol.md lists each with its status and meaning.
-var (
-	errUnauthenticated  = newError(http.StatusUnauthorized, "unauthenticated", "log in first: this request needs a valid relay_session cookie")
-	errBadCredentials   = newError(http.StatusUnauthorized, "bad_credentials", "unknown username or wrong password")
-	errUsernameTaken    = newError(http.StatusConflict, "username_taken", "this username is already registered; choose another")
-	errUnknownAccount   = newError(http.StatusNotFound, "unknown_account", "no account has this username")
-	errUnknownRecipient = newError(http.StatusNotFound, "unknown_recipient", "no account has the username in \"to\"")
-	errUnknownDevice    = newError(http.StatusNotFound, "unknown_device", "your account has no live device with this id")
-	errDeviceRequired   = newError(http.StatusBadRequest, "device_required", "this request speaks as a device: send its id in the X-Device header")
-	errDeviceForbidden  = newError(http.StatusForbidden, "device_forbidden", "the X-Device id is unknown, revoked or not a device of your account")
-	errOriginRequired   = newError(http.StatusForbidden, "origin_required", "this request must carry an Origin header")
-	errOriginForbidden  = newError(http.StatusForbidden, "origin_forbidden", "requests from this Origin are not allowed")
-	errIDConflict       = newError(http.StatusConflict, "id_conflict", "this envelope id was already used for a different envelope; send it with a new id")
-	errNotFound         = newError(http.StatusNotFound, "not_found", "no such endpoint")
-	errMethodNotAllowed = newError(http.StatusMethodNotAllowed, "method_not_allowed", "this endpoint does not take this method")
-	errUnavailable      = newError(http.StatusServiceUnavailable, "unavailable", "the relay cannot reach its database right now; retry in a few seconds (a resent envelope keeps its id)")
+// The codes in the order of docs/protocol.md, "Error codes".
+const (
+	codeBadJSON errorCode = iota
+	codeBadUsername
+	codeBadPassword
+	codeBadPublicKey
+	codeBadDeviceName
+	codeBadEnvelope
+	codeClockSkew
+	codeDeviceRequired
+	codeBadAck
+	codeBadLastEventID
+	codeUnauthenticated
+	codeBadCredentials
+	codeDeviceForbidden
+	codeOriginRequired
+	codeOriginForbidden
+	codeUnknownAccount
+	codeUnknownRecipient
+	codeUnknownDevice
+	codeNotFound
+	codeMethodNotAllowed
+	codeRequestTimeout
+	codeUsernameTaken
+	codeTooManyDevices
+	codeIDConflict
+	codeTooLarge
+	codeTooManyAttempts
+	codeRateLimited
+	codeInternal
+	codeUnavailable
+	codeNotReady
+	numCodes
 )
 
-func badRequest(code, format string, args ...any) *apiError {
-	return newError(http.StatusBadRequest, code, format, args...)
+// codes is the one table of API errors. The name is what clients switch on,
+// so it never changes meaning; docs/protocol.md lists every name with the
+// same status (TestErrorTableMatchesProtocol). The message is the default;
+// the builders below give a more precise one where they know more.
+var codes = [numCodes]struct {
+	name    string
+	status  int
+	message string
+}{
+	codeBadJSON:          {"bad_json", http.StatusBadRequest, "the request body is not valid JSON (malformed, invalid UTF-8, or a name given twice)"},
+	codeBadUsername:      {"bad_username", http.StatusBadRequest, "a username is 3 to 32 characters from a-z, 0-9 and _"},
+	codeBadPassword:      {"bad_password", http.StatusBadRequest, fmt.Sprintf("a password is %d to %d bytes long", devices.MinPassword, devices.MaxPassword)},
+	codeBadPublicKey:     {"bad_public_key", http.StatusBadRequest, "the public key is not standard base64 of an uncompressed P-256 point"},
+	codeBadDeviceName:    {"bad_device_name", http.StatusBadRequest, fmt.Sprintf("a device name is 1 to %d bytes of printable UTF-8", devices.MaxDeviceName)},
+	codeBadEnvelope:      {"bad_envelope", http.StatusBadRequest, "the envelope is not of the shape POST /api/messages takes"},
+	codeClockSkew:        {"clock_skew", http.StatusBadRequest, "the time in the envelope id is too far from the server's time; check the device clock"},
+	codeDeviceRequired:   {"device_required", http.StatusBadRequest, "this request speaks as a device: send its id in the X-Device header"},
+	codeBadAck:           {"bad_ack", http.StatusBadRequest, "upTo must be a seq this device was given"},
+	codeBadLastEventID:   {"bad_last_event_id", http.StatusBadRequest, "Last-Event-ID must be a seq this device has received, in plain decimal; drop it to replay the whole queue"},
+	codeUnauthenticated:  {"unauthenticated", http.StatusUnauthorized, "log in first: this request needs a valid relay_session cookie"},
+	codeBadCredentials:   {"bad_credentials", http.StatusUnauthorized, "unknown username or wrong password"},
+	codeDeviceForbidden:  {"device_forbidden", http.StatusForbidden, "the X-Device id is unknown, revoked or not a device of your account"},
+	codeOriginRequired:   {"origin_required", http.StatusForbidden, "this request must carry an Origin header"},
+	codeOriginForbidden:  {"origin_forbidden", http.StatusForbidden, "requests from this Origin are not allowed"},
+	codeUnknownAccount:   {"unknown_account", http.StatusNotFound, "no account has this username"},
+	codeUnknownRecipient: {"unknown_recipient", http.StatusNotFound, "no account has the username in \"to\""},
+	codeUnknownDevice:    {"unknown_device", http.StatusNotFound, "your account has no live device with this id"},
+	codeNotFound:         {"not_found", http.StatusNotFound, "no such endpoint"},
+	codeMethodNotAllowed: {"method_not_allowed", http.StatusMethodNotAllowed, "this endpoint does not take this method"},
+	codeRequestTimeout:   {"request_timeout", http.StatusRequestTimeout, "the request body did not arrive in time; send it again"},
+	codeUsernameTaken:    {"username_taken", http.StatusConflict, "this username is already registered; choose another"},
+	codeTooManyDevices:   {"too_many_devices", http.StatusConflict, "this account already has the most devices allowed; revoke one it no longer uses first"},
+	codeIDConflict:       {"id_conflict", http.StatusConflict, "this envelope id was already used for a different envelope; send it with a new id"},
+	codeTooLarge:         {"too_large", http.StatusRequestEntityTooLarge, "the request body is too large"},
+	codeTooManyAttempts:  {"too_many_attempts", http.StatusTooManyRequests, "too many login or registration attempts; retry later"},
+	codeRateLimited:      {"rate_limited", http.StatusTooManyRequests, "too many envelopes from this account; retry later"},
+	codeInternal:         {"internal", http.StatusInternalServerError, "the relay failed to handle this request"},
+	codeUnavailable:      {"unavailable", http.StatusServiceUnavailable, "the relay cannot reach its database right now; retry in a few seconds (a resent envelope keeps its id)"},
+	codeNotReady:         {"not_ready", http.StatusServiceUnavailable, "this instance should not take traffic yet"},
+}
+
+// err is c's error with the default message.
+func (c errorCode) err() *apiError {
+	e := codes[c]
+	return &apiError{status: e.status, code: e.name, message: e.message}
+}
+
+// errorf is c's error with a message that says what exactly was wrong. The
+// message must not echo client bytes.
+func (c errorCode) errorf(format string, args ...any) *apiError {
+	ae := c.err()
+	ae.message = fmt.Sprintf(format, args...)
+	return ae
+}
+
+// The codes whose message never varies, as the errors handlers return.
+var (
+	errBadJSON          = codeBadJSON.err()
+	errBadUsername      = codeBadUsername.err()
+	errBadPassword      = codeBadPassword.err()
+	errBadDeviceName    = codeBadDeviceName.err()
+	errDeviceRequired   = codeDeviceRequired.err()
+	errUnauthenticated  = codeUnauthenticated.err()
+	errBadCredentials   = codeBadCredentials.err()
+	errDeviceForbidden  = codeDeviceForbidden.err()
+	errOriginRequired   = codeOriginRequired.err()
+	errOriginForbidden  = codeOriginForbidden.err()
+	errUnknownAccount   = codeUnknownAccount.err()
+	errUnknownRecipient = codeUnknownRecipient.err()
+	errUnknownDevice    = codeUnknownDevice.err()
+	errNotFound         = codeNotFound.err()
+	errMethodNotAllowed = codeMethodNotAllowed.err()
+	errRequestTimeout   = codeRequestTimeout.err()
+	errUsernameTaken    = codeUsernameTaken.err()
+	errIDConflict       = codeIDConflict.err()
+	errUnavailable      = codeUnavailable.err()
+)
+
+// The builders of the codes that carry a parameter.
+
+// clockSkew carries the server's time, so the client can correct its clock
+// (ADR 0011).
+func clockSkew(skew *envelope.SkewError) *apiError {
+	ae := codeClockSkew.errorf("%s", skew.Error())
+	ae.extra = map[string]any{"serverTime": skew.ServerTime.UnixMilli()}
+	return ae
+}
+
+func tooManyDevices(max int) *apiError {
+	return codeTooManyDevices.errorf("this account already has %d devices, the most allowed; revoke one it no longer uses first", max)
+}
+
+// tooLarge is a request body over limit bytes.
+func tooLarge(limit int64) *apiError {
+	return codeTooLarge.errorf("the request body is larger than %d bytes", limit)
+}
+
+func tooManyAttempts(retryAfterSeconds int) *apiError {
+	return retryAfter(codeTooManyAttempts.errorf("too many login or registration attempts; retry in %d s", retryAfterSeconds), retryAfterSeconds)
+}
+
+func rateLimited(retryAfterSeconds int) *apiError {
+	return retryAfter(codeRateLimited.errorf("too many envelopes from this account; retry in %d s", retryAfterSeconds), retryAfterSeconds)
+}
+
+func retryAfter(ae *apiError, seconds int) *apiError {
+	ae.header = map[string]string{"Retry-After": strconv.Itoa(seconds)}
+	return ae
+}
+
+// internalError names the request id, under which the operator finds the
+// cause in the log; the cause itself stays there.
+func internalError(requestID string) *apiError {
+	return codeInternal.errorf("the relay failed to handle this request; the operator can find it in the log under request id %s", requestID)
 }
 
 // toAPIError maps an error from any layer to what the client sees. Errors it
@@ -69,14 +197,13 @@ func toAPIError(err error, requestID string) *apiError {
 	var tooMany *devices.TooManyDevicesError
 	switch {
 	case errors.As(err, &skew):
-		return &apiError{status: http.StatusBadRequest, code: "clock_skew", message: skew.Error(),
-			extra: map[string]any{"serverTime": skew.ServerTime.UnixMilli()}}
+		return clockSkew(skew)
 	case errors.Is(err, envelope.ErrTooLarge):
-		return newError(http.StatusRequestEntityTooLarge, "too_large", "%s", err.Error())
+		return codeTooLarge.errorf("%s", err.Error())
 	case errors.Is(err, envelope.ErrBadEnvelope):
-		return badRequest("bad_envelope", "%s", err.Error())
+		return codeBadEnvelope.errorf("%s", err.Error())
 	case errors.Is(err, devices.ErrBadPublicKey):
-		return badRequest("bad_public_key", "%s", err.Error())
+		return codeBadPublicKey.errorf("%s", err.Error())
 	case errors.Is(err, devices.ErrUsernameTaken):
 		return errUsernameTaken
 	case errors.Is(err, devices.ErrBadCredentials):
@@ -90,30 +217,16 @@ func toAPIError(err error, requestID string) *apiError {
 	case errors.Is(err, devices.ErrUnknownDevice):
 		return errUnknownDevice
 	case errors.As(err, &tooMany):
-		return newError(http.StatusConflict, "too_many_devices",
-			"this account already has %d devices, the most allowed; revoke one it no longer uses first", tooMany.Max)
+		return tooManyDevices(tooMany.Max)
 	case errors.Is(err, queue.ErrIDConflict):
 		return errIDConflict
 	case errors.Is(err, queue.ErrBadAck):
-		return badRequest("bad_ack", "%s", err.Error())
+		return codeBadAck.errorf("%s", err.Error())
 	}
 	if dbUnavailable(err) {
 		return errUnavailable
 	}
-	return newError(http.StatusInternalServerError, "internal",
-		"the relay failed to handle this request; the operator can find it in the log under request id %s", requestID)
-}
-
-func tooManyAttempts(retryAfterSeconds int) *apiError {
-	return &apiError{status: http.StatusTooManyRequests, code: "too_many_attempts",
-		message: fmt.Sprintf("too many login or registration attempts; retry in %d s", retryAfterSeconds),
-		header:  map[string]string{"Retry-After": strconv.Itoa(retryAfterSeconds)}}
-}
-
-func rateLimited(retryAfterSeconds int) *apiError {
-	return &apiError{status: http.StatusTooManyRequests, code: "rate_limited",
-		message: fmt.Sprintf("too many envelopes from this account; retry in %d s", retryAfterSeconds),
-		header:  map[string]string{"Retry-After": strconv.Itoa(retryAfterSeconds)}}
+	return internalError(requestID)
 }
 
 // dbUnavailable reports whether err says the database cannot be reached (as

@@ -15,7 +15,7 @@ func parseLastEventID(v string, head int64) (int64, error) {
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < 0 || n > head || strconv.FormatInt(n, 10) != v {
-		return 0, badRequest("bad_last_event_id",
+		return 0, codeBadLastEventID.errorf(
 			"Last-Event-ID must be a seq this device has received (0 to %d) in plain decimal; drop it to replay the whole queue", head)
 	}
 	return n, nil
@@ -28,16 +28,16 @@ func parseAck(data []byte) (int64, error) {
 		UpTo *int64 `json:"upTo"`
 	}
 	if !jsontext.Value(data).IsValid() {
-		return 0, badRequest("bad_json", "the request body is not valid JSON (malformed, invalid UTF-8, or a name given twice)")
+		return 0, errBadJSON
 	}
 	if err := json.Unmarshal(data, &body); err != nil {
-		return 0, badRequest("bad_json", "the request body is not the JSON object this endpoint expects: %v", jsonProblem(err))
+		return 0, codeBadJSON.errorf("the request body is not the JSON object this endpoint expects: %v", jsonProblem(err))
 	}
 	if body.UpTo == nil {
-		return 0, badRequest("bad_ack", "upTo (the last seq to delete) is required")
+		return 0, codeBadAck.errorf("upTo (the last seq to delete) is required")
 	}
 	if *body.UpTo < 0 {
-		return 0, badRequest("bad_ack", "upTo must not be negative")
+		return 0, codeBadAck.errorf("upTo must not be negative")
 	}
 	return *body.UpTo, nil
 }

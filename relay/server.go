@@ -487,13 +487,13 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, newError(http.StatusRequestEntityTooLarge, "too_large", "the request body is larger than %d bytes", limit)
+			return nil, tooLarge(limit)
 		}
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
-			return nil, newError(http.StatusRequestTimeout, "request_timeout", "the request body did not arrive in time; send it again")
+			return nil, errRequestTimeout
 		}
-		return nil, badRequest("bad_json", "could not read the request body")
+		return nil, codeBadJSON.errorf("could not read the request body")
 	}
 	return data, nil
 }
@@ -511,10 +511,10 @@ func readJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) erro
 // shape dst wants. Its errors are 400 bad_json.
 func decodeJSON(data []byte, dst any) error {
 	if !jsontext.Value(data).IsValid() {
-		return badRequest("bad_json", "the request body is not valid JSON (malformed, invalid UTF-8, or a name given twice)")
+		return errBadJSON
 	}
 	if err := json.Unmarshal(data, dst); err != nil {
-		return badRequest("bad_json", "the request body is not the JSON object this endpoint expects: %v", jsonProblem(err))
+		return codeBadJSON.errorf("the request body is not the JSON object this endpoint expects: %v", jsonProblem(err))
 	}
 	return nil
 }
@@ -623,10 +623,10 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	defer cancel()
 	v, err := migrations.Version(ctx, s.pool)
 	if err != nil {
-		return newError(http.StatusServiceUnavailable, "not_ready", "the database does not answer: %v", unwrapAll(err))
+		return codeNotReady.errorf("the database does not answer: %v", unwrapAll(err))
 	}
 	if v < migrations.Latest() {
-		return newError(http.StatusServiceUnavailable, "not_ready", "the database is at migration %d of %d; run relay migrate", v, migrations.Latest())
+		return codeNotReady.errorf("the database is at migration %d of %d; run relay migrate", v, migrations.Latest())
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "migration": v})
 	return nil
