@@ -1,11 +1,6 @@
 package relay
 
-import (
-	"encoding/json"
-	"strconv"
-
-	"github.com/go-json-experiment/json/jsontext"
-)
+import "strconv"
 
 // parseLastEventID reads the Last-Event-ID header of a stream request: a seq
 // this device can have received, from 0 to head. "" means 0: replay all.
@@ -21,17 +16,15 @@ func parseLastEventID(v string, head int64) (int64, error) {
 	return n, nil
 }
 
-// parseAck reads the body of POST /api/ack: {"upTo": seq}. The range check
-// against the device's head is queue.Ack's.
+// parseAck reads the body of POST /api/ack: {"upTo": seq}, decoded like
+// every JSON body (decodeJSON). The range check against the device's head is
+// queue.Ack's.
 func parseAck(data []byte) (int64, error) {
 	var body struct {
 		UpTo *int64 `json:"upTo"`
 	}
-	if !jsontext.Value(data).IsValid() {
-		return 0, errBadJSON
-	}
-	if err := json.Unmarshal(data, &body); err != nil {
-		return 0, codeBadJSON.errorf("the request body is not the JSON object this endpoint expects: %v", jsonProblem(err))
+	if err := decodeJSON(data, &body); err != nil {
+		return 0, err
 	}
 	if body.UpTo == nil {
 		return 0, codeBadAck.errorf("upTo (the last seq to delete) is required")

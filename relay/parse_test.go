@@ -5,6 +5,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"relay/devices"
 )
 
@@ -62,6 +64,8 @@ func TestParseAck(t *testing.T) {
 		{`{}`, 0, "bad_ack"}, {`{"upTo": null}`, 0, "bad_ack"}, {`{"upTo": -2}`, 0, "bad_ack"},
 		{`{"upTo": "5"}`, 0, "bad_json"}, {`{"upTo": 1.5}`, 0, "bad_json"}, {`{"upTo": 1e30}`, 0, "bad_json"},
 		{`[`, 0, "bad_json"}, {``, 0, "bad_json"},
+		// I-JSON (ADR 0022), which encoding/json alone lets through
+		{`{"upTo": 1, "upTo": 2}`, 0, "bad_json"}, {"{\"upTo\": 1, \"x\": \"\xff\"}", 0, "bad_json"},
 	} {
 		got, err := parseAck([]byte(tc.in))
 		var ae *apiError
@@ -77,21 +81,38 @@ func TestParseAck(t *testing.T) {
 	}
 }
 
+// FuzzParseAck: the ACK body goes through decodeJSON like every other
+// body, so a refusal is bad_json exactly when decodeJSON refuses it, and
+// bad_ack otherwise.
 func FuzzParseAck(f *testing.F) {
-	for _, s := range []string{`{"upTo": 5}`, `{}`, `{"upTo": -1}`, `{"upTo": "5"}`, `[`, `{"upTo": 1, "upTo": 2}`} {
+	for _, s := range []string{`{"upTo": 5}`, `{}`, `{"upTo": -1}`, `{"upTo": "5"}`, `[`, `{"upTo": 1, "upTo": 2}`, "{\"upTo\": 1, \"x\": \"\xff\"}"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n, err := parseAck(data)
+		var shape struct {
+			UpTo *int64 `json:"upTo"`
+		}
+		decodeErr := decodeJSON(data, &shape)
 		if err != nil {
 			var ae *apiError
 			if !errors.As(err, &ae) || ae.status != 400 {
 				t.Fatalf("%q: error %v is not a 400 with a code", data, err)
 			}
+			want := "bad_ack"
+			if decodeErr != nil {
+				want = "bad_json"
+			}
+			if ae.code != want {
+				t.Fatalf("%q: %s, want %s (decodeJSON: %v)", data, ae.code, want, decodeErr)
+			}
 			return
 		}
-		if n < 0 {
-			t.Fatalf("%q: accepted negative upTo %d", data, n)
+		if !jsontext.Value(data).IsValid() {
+			t.Fatalf("%q: accepted a body that is not I-JSON", data)
+		}
+		if decodeErr != nil || n < 0 || *shape.UpTo != n {
+			t.Fatalf("%q: accepted upTo %d", data, n)
 		}
 	})
 }
