@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/puddle/v2"
 
 	"relay/devices"
 	"relay/envelope"
@@ -241,5 +242,11 @@ func dbUnavailable(err error) bool {
 	var connErr *pgconn.ConnectError
 	var netErr net.Error
 	return errors.As(err, &connErr) || errors.As(err, &netErr) || pgconn.Timeout(err) ||
-		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "conn closed")
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		// a connection pgx closed after an earlier failure, such as the
+		// rest of a transaction whose backend was terminated
+		errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, net.ErrClosed) ||
+		// the pool is closed: this instance is shutting down, another
+		// can take the retry
+		errors.Is(err, puddle.ErrClosedPool)
 }

@@ -2,12 +2,18 @@ package relay
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"relay/internal/testdb"
 )
 
 // protocolErrorCodes reads the table of docs/protocol.md, "Error codes":
@@ -85,6 +91,103 @@ func TestErrorTableMatchesProtocol(t *testing.T) {
 			t.Errorf("docs/protocol.md documents %d %s, which errors.go does not have", status, code)
 		}
 	}
+}
+
+// TestLostConnectionIsUnavailable: the errors pgx gives when the database
+// goes away under a relay (its backends terminated, its pool closed) are
+// 503 unavailable, and an ordinary failed query is still a 500.
+func TestLostConnectionIsUnavailable(t *testing.T) {
+	ctx := context.Background()
+	url := testdb.New(t)
+	admin, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close(ctx) })
+	terminate := func(t *testing.T, c *pgx.Conn) {
+		t.Helper()
+		pid := c.PgConn().PID()
+		// With a timeout the call returns once the backend is gone, so
+		// the next use of c cannot reach it first.
+		var ok bool
+		if err := admin.QueryRow(ctx, `SELECT pg_terminate_backend($1, 10000)`, pid).Scan(&ok); err != nil || !ok {
+			t.Fatalf("terminating backend %d: %v, %v", pid, ok, err)
+		}
+	}
+	connect := func(t *testing.T) *pgx.Conn {
+		t.Helper()
+		c, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close(ctx) })
+		return c
+	}
+	for _, tc := range []struct {
+		name string
+		err  func(t *testing.T) error
+		want string
+	}{
+		{"terminated backend", func(t *testing.T) error {
+			c := connect(t)
+			terminate(t, c)
+			_, err := c.Exec(ctx, `SELECT 1`) // 57P01 from the server
+			return err
+		}, "unavailable"},
+		{"connection closed by an earlier failure", func(t *testing.T) error {
+			c := connect(t)
+			terminate(t, c)
+			_, _ = c.Exec(ctx, `SELECT 1`)
+			_, err := c.Exec(ctx, `SELECT 1`) // pgx's own "conn closed"
+			return err
+		}, "unavailable"},
+		{"commit after the backend was terminated", func(t *testing.T) error {
+			c := connect(t)
+			tx, err := c.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			terminate(t, c)
+			_, _ = tx.Exec(ctx, `SELECT 1`)
+			return tx.Commit(ctx)
+		}, "unavailable"},
+		{"closed pool", func(t *testing.T) error {
+			pool, err := pgxpool.New(ctx, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pool.Close()
+			var n int
+			return pool.QueryRow(ctx, `SELECT 1`).Scan(&n)
+		}, "unavailable"},
+		// The control: the database is there and refuses the query.
+		{"failed query", func(t *testing.T) error {
+			_, err := connect(t).Exec(ctx, `SELECT * FROM no_such_table`)
+			return err
+		}, "internal"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.err(t)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			ae := toAPIError(err, "r1")
+			if ae.code != tc.want || ae.status != codes[codeOf(t, tc.want)].status {
+				t.Fatalf("%v became %d %s, want %s", err, ae.status, ae.code, tc.want)
+			}
+		})
+	}
+}
+
+func codeOf(t *testing.T, name string) errorCode {
+	t.Helper()
+	for c, e := range codes {
+		if e.name == name {
+			return errorCode(c)
+		}
+	}
+	t.Fatalf("no code %s", name)
+	return 0
 }
 
 // TestErrorBuilders: the parameterised codes carry their parameter where

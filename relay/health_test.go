@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"relay/internal/testdb"
 	"relay/relay"
 	"relay/relayclient"
 )
@@ -52,43 +53,67 @@ func TestHealthReadyAndMetrics(t *testing.T) {
 	}
 }
 
-// TestDatabaseAwayIs503 runs a relay whose database is not there: requests
-// get 503 unavailable at once, never a hang and never a 202.
+// TestDatabaseAwayIs503 runs a relay whose database is not there: nothing
+// listens at its address, or its pool is closed (as while the instance
+// shuts down). Requests get 503 unavailable at once, never a hang, never a
+// 202 and never a 500.
 func TestDatabaseAwayIs503(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := ln.Addr().String()
-	ln.Close() // nothing listens there now
-	pool, err := pgxpool.New(context.Background(), "postgres://x@"+dead+"/x?connect_timeout=2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	srv, err := relay.New(relay.Config{Pool: pool, BaseURL: "http://127.0.0.1", Argon2: cheapArgon2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	defer hs.Close()
-	c := relayclient.New(hs.URL)
-	c.Origin = "http://127.0.0.1"
-	start := time.Now()
-	for _, req := range []func() error{
-		func() error { _, err := c.Login(context.Background(), "alice", "password1"); return err },
-		func() error { return c.Register(context.Background(), "alice", "password1", newKey(t)) },
+	for _, tc := range []struct {
+		name string
+		pool func(t *testing.T) *pgxpool.Pool
+	}{
+		{"nothing listens", func(t *testing.T) *pgxpool.Pool {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			dead := ln.Addr().String()
+			ln.Close() // nothing listens there now
+			pool, err := pgxpool.New(context.Background(), "postgres://x@"+dead+"/x?connect_timeout=2")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(pool.Close)
+			return pool
+		}},
+		{"pool closed", func(t *testing.T) *pgxpool.Pool {
+			pool, err := pgxpool.New(context.Background(), testdb.New(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pool.Close()
+			return pool
+		}},
 	} {
-		err := req()
-		var e *relayclient.Error
-		if !errorsAs(err, &e) || e.Status != http.StatusServiceUnavailable || e.Code != "unavailable" {
-			t.Fatalf("with the database away: %v", err)
-		}
-	}
-	if a := raw(t, c, "GET", "/readyz", nil, nil); a.Status != 503 || a.code() != "not_ready" {
-		t.Fatalf("readyz: %d %s", a.Status, a.Raw)
-	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Fatalf("the answers took %v", d)
+		t.Run(tc.name, func(t *testing.T) {
+			srv, err := relay.New(relay.Config{Pool: tc.pool(t), BaseURL: "http://127.0.0.1", Argon2: cheapArgon2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			hs := httptest.NewServer(srv.Handler())
+			t.Cleanup(func() {
+				srv.Close()
+				hs.Close()
+			})
+			c := relayclient.New(hs.URL)
+			c.Origin = "http://127.0.0.1"
+			start := time.Now()
+			for _, req := range []func() error{
+				func() error { _, err := c.Login(context.Background(), "alice", "password1"); return err },
+				func() error { return c.Register(context.Background(), "alice", "password1", newKey(t)) },
+			} {
+				err := req()
+				var e *relayclient.Error
+				if !errorsAs(err, &e) || e.Status != http.StatusServiceUnavailable || e.Code != "unavailable" {
+					t.Fatalf("with the database away: %v", err)
+				}
+			}
+			if a := raw(t, c, "GET", "/readyz", nil, nil); a.Status != 503 || a.code() != "not_ready" {
+				t.Fatalf("readyz: %d %s", a.Status, a.Raw)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Fatalf("the answers took %v", d)
+			}
+		})
 	}
 }
