@@ -38,7 +38,8 @@ import (
 	"relay/webclient"
 )
 
-// Config is what a Server needs. Zero fields take the documented defaults.
+// Config is what a Server needs. A zero field takes its value from
+// [DefaultConfig], so a caller sets only what it changes.
 type Config struct {
 	Pool   *pgxpool.Pool
 	Logger *slog.Logger     // nil: discard
@@ -51,50 +52,86 @@ type Config struct {
 	// Origins allowed on non-GET requests; empty means just BaseURL's.
 	Origins []string
 
-	RatePerMinute int // envelopes per minute per account; 0: 30
+	RatePerMinute int // envelopes per minute per account, also the burst
 
-	// AuthPerMinute bounds logins and registrations per client address
-	// (0: 20 a minute), AuthPerUserPerMinute logins per username (0: 10 a
-	// minute). TrustedProxies are the proxies whose X-Forwarded-For names
-	// the client address; without them the peer address counts.
+	// AuthPerMinute bounds logins and registrations per client address,
+	// AuthPerUserPerMinute logins per username. TrustedProxies are the
+	// proxies whose X-Forwarded-For names the client address; without
+	// them the peer address counts.
 	AuthPerMinute, AuthPerUserPerMinute int
 	TrustedProxies                      []netip.Prefix
-	PingInterval                        time.Duration // 0: 20 s
-	MaxBody                             int           // decoded envelope body limit; 0: envelope.MaxBody
-	Skew                                time.Duration // 0: envelope.DefaultSkew
+	PingInterval                        time.Duration // between event: ping on a stream
+	MaxBody                             int           // decoded envelope body limit, at most envelope.MaxBody
+	Skew                                time.Duration // clock skew allowed on send (ADR 0011)
 
-	Argon2          devices.Argon2Params // zero: devices.DefaultArgon2
-	MaxDevices      int                  // live devices per account; 0: devices.DefaultMaxDevices
-	HashConcurrency int                  // 0: GOMAXPROCS
+	Argon2          devices.Argon2Params
+	MaxDevices      int // live devices per account
+	HashConcurrency int // argon2id hashes at once; 0: GOMAXPROCS
 
 	// DisableNotify turns off cross-instance wake-ups through
 	// LISTEN/NOTIFY; streams fed by other instances are then caught up
 	// only by the interval check. For measuring NOTIFY's cost.
 	DisableNotify bool
 	// CatchUp is the interval of the check that makes up for lost
-	// notifications (ADR 0016); 0: 5 s. It bounds the extra delay of a
-	// delivery when a notification is lost.
+	// notifications (ADR 0016). It bounds the extra delay of a delivery
+	// when a notification is lost.
 	CatchUp time.Duration
 
-	// HeaderTimeout bounds the time to send a request's headers (0: 10 s),
-	// BodyTimeout the time to send a request's body (0: 30 s), and
-	// StreamWriteTimeout each write to an event stream (0: 15 s): slow or
-	// stuck clients are cut off instead of holding memory and goroutines.
+	// HeaderTimeout bounds the time to send a request's headers,
+	// BodyTimeout the time to send a request's body, and
+	// StreamWriteTimeout each write to an event stream: slow or stuck
+	// clients are cut off instead of holding memory and goroutines.
 	HeaderTimeout, BodyTimeout, StreamWriteTimeout time.Duration
 
 	// QueueMaxAge and QueueMaxBytes bound each device's queue: envelopes
-	// older than QueueMaxAge (0: 30 days) are deleted, and so are the
-	// oldest beyond QueueMaxBytes of ciphertext (0: 64 MiB); the device is
-	// told on its next stream. PurgeInterval is how often (0: 1 hour).
+	// older than QueueMaxAge are deleted, and so are the oldest beyond
+	// QueueMaxBytes of ciphertext; the device is told on its next stream.
+	// PurgeInterval is how often the bounds are applied.
 	QueueMaxAge, PurgeInterval time.Duration
 	QueueMaxBytes              int64
-	// RevokedKeep is how long a revoked device's row is kept (0: 30 days).
+	// RevokedKeep is how long a revoked device's row is kept.
 	RevokedKeep time.Duration
 
 	// CommitWorkers and MaxGroup size the group commit of accepted
-	// envelopes (ADR 0018); 0: queue.DefaultCommitWorkers and
-	// queue.DefaultMaxGroup.
+	// envelopes (ADR 0018).
 	CommitWorkers, MaxGroup int
+}
+
+// DefaultConfig holds the default of every Config field that has one; New
+// fills a zero field from it, and the relay command's flags show it.
+func DefaultConfig() Config {
+	return Config{
+		RatePerMinute:        30,
+		AuthPerMinute:        20,
+		AuthPerUserPerMinute: 10,
+		// Often enough for a client to tell a silent link from a dead one
+		// (docs/protocol.md, "GET /api/events").
+		PingInterval: 20 * time.Second,
+		MaxBody:      envelope.MaxBody,
+		Skew:         envelope.DefaultSkew,
+		Argon2:       devices.DefaultArgon2,
+		MaxDevices:   devices.DefaultMaxDevices,
+		// The extra delay of a delivery whose notification was lost, for
+		// one query per instance per interval (ADR 0016).
+		CatchUp: 5 * time.Second,
+		// Headers are at most 16 KiB and a body about 87 KiB (a full
+		// envelope in base64): ample time on a slow link, short enough
+		// that slow senders cannot pile up connections.
+		HeaderTimeout: 10 * time.Second,
+		BodyTimeout:   30 * time.Second,
+		// A stream's writes are a few KiB: a client that cannot take one
+		// in 15 s has stopped reading, and what it missed stays queued.
+		StreamWriteTimeout: 15 * time.Second,
+		QueueMaxAge:        30 * 24 * time.Hour,
+		QueueMaxBytes:      64 << 20,
+		// Each purge scans every queue; the bounds are days and MiB, so
+		// hourly is precise enough.
+		PurgeInterval: time.Hour,
+		RevokedKeep:   30 * 24 * time.Hour,
+		// Chosen by make bench (ADR 0018, docs/performance.md).
+		CommitWorkers: queue.DefaultCommitWorkers,
+		MaxGroup:      queue.DefaultMaxGroup,
+	}
 }
 
 // Server is the relay's HTTP side. Create it with New, serve Handler, and
@@ -135,48 +172,25 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.RatePerMinute == 0 {
-		cfg.RatePerMinute = 30
-	}
-	if cfg.PingInterval == 0 {
-		cfg.PingInterval = 20 * time.Second
-	}
-	if cfg.MaxBody == 0 {
-		cfg.MaxBody = envelope.MaxBody
-	}
-	if cfg.Skew == 0 {
-		cfg.Skew = envelope.DefaultSkew
-	}
-	if cfg.AuthPerMinute == 0 {
-		cfg.AuthPerMinute = 20
-	}
-	if cfg.AuthPerUserPerMinute == 0 {
-		cfg.AuthPerUserPerMinute = 10
-	}
-	if cfg.CatchUp == 0 {
-		cfg.CatchUp = 5 * time.Second
-	}
-	if cfg.QueueMaxAge == 0 {
-		cfg.QueueMaxAge = 30 * 24 * time.Hour
-	}
-	if cfg.QueueMaxBytes == 0 {
-		cfg.QueueMaxBytes = 64 << 20
-	}
-	if cfg.PurgeInterval == 0 {
-		cfg.PurgeInterval = time.Hour
-	}
-	if cfg.RevokedKeep == 0 {
-		cfg.RevokedKeep = 30 * 24 * time.Hour
-	}
-	if cfg.HeaderTimeout == 0 {
-		cfg.HeaderTimeout = 10 * time.Second
-	}
-	if cfg.BodyTimeout == 0 {
-		cfg.BodyTimeout = 30 * time.Second
-	}
-	if cfg.StreamWriteTimeout == 0 {
-		cfg.StreamWriteTimeout = 15 * time.Second
-	}
+	d := DefaultConfig()
+	orDefault(&cfg.RatePerMinute, d.RatePerMinute)
+	orDefault(&cfg.AuthPerMinute, d.AuthPerMinute)
+	orDefault(&cfg.AuthPerUserPerMinute, d.AuthPerUserPerMinute)
+	orDefault(&cfg.PingInterval, d.PingInterval)
+	orDefault(&cfg.MaxBody, d.MaxBody)
+	orDefault(&cfg.Skew, d.Skew)
+	orDefault(&cfg.Argon2, d.Argon2)
+	orDefault(&cfg.MaxDevices, d.MaxDevices)
+	orDefault(&cfg.CatchUp, d.CatchUp)
+	orDefault(&cfg.HeaderTimeout, d.HeaderTimeout)
+	orDefault(&cfg.BodyTimeout, d.BodyTimeout)
+	orDefault(&cfg.StreamWriteTimeout, d.StreamWriteTimeout)
+	orDefault(&cfg.QueueMaxAge, d.QueueMaxAge)
+	orDefault(&cfg.QueueMaxBytes, d.QueueMaxBytes)
+	orDefault(&cfg.PurgeInterval, d.PurgeInterval)
+	orDefault(&cfg.RevokedKeep, d.RevokedKeep)
+	orDefault(&cfg.CommitWorkers, d.CommitWorkers)
+	orDefault(&cfg.MaxGroup, d.MaxGroup)
 	if cfg.MaxBody < 1 || cfg.MaxBody > envelope.MaxBody {
 		return nil, fmt.Errorf("relay: the body limit must be between 1 and %d bytes", envelope.MaxBody)
 	}
@@ -221,6 +235,14 @@ func New(cfg Config) (*Server, error) {
 	go s.committer.Run(wctx)
 	s.router = s.routes()
 	return s, nil
+}
+
+// orDefault sets a zero *v to def.
+func orDefault[T comparable](v *T, def T) {
+	var zero T
+	if *v == zero {
+		*v = def
+	}
 }
 
 func (s *Server) routes() *httprouter.Router {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -18,21 +17,7 @@ import (
 // errHits makes `relay audit` exit 1: the audit ran and found plaintext.
 var errHits = errors.New("plaintext found")
 
-// runAudit is `relay audit`: a search of PostgreSQL's files for needles, or
-// with --stats a report of what the relay holds (docs/operations.md).
-func runAudit(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("relay audit", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var needles []string
-	fs.Func("needle", "text to search for; repeat for several (at least 8 bytes each)", func(s string) error {
-		needles = append(needles, s)
-		return nil
-	})
-	pgdata := fs.String("pgdata", env("PGDATA", ""), "PostgreSQL data directory to search ($PGDATA)")
-	stats := fs.Bool("stats", false, "report what the relay holds now (needs --database-url)")
-	dbURL := fs.String("database-url", env("DATABASE_URL", ""), "the relay's database, for --stats and for setting checks ($DATABASE_URL)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage:
+const auditUsage = `Usage:
   relay audit --needle TEXT [--needle TEXT ...] --pgdata DIR [--database-url URL]
       search every file of the data directory (heap, TOAST, WAL) for each needle
       as UTF-8, UTF-16, base64 and hex; exit 1 on any hit
@@ -41,18 +26,30 @@ func runAudit(args []string, stdout, stderr io.Writer) error {
       envelopes: counts and sizes only
 
 Flags:
-`)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+`
+
+// runAudit is `relay audit`: a search of PostgreSQL's files for needles, or
+// with --stats a report of what the relay holds (docs/operations.md).
+func runAudit(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("relay audit")
+	var needles []string
+	fs.Func("needle", "text to search for; repeat for several (at least 8 bytes each)", func(s string) error {
+		needles = append(needles, s)
+		return nil
+	})
+	var pgdata, dbURL string
+	bind(fs, fs.StringVar, &pgdata, "pgdata", "PGDATA", "", "PostgreSQL data directory to search")
+	stats := fs.Bool("stats", false, "report what the relay holds now (needs --database-url)")
+	bind(fs, fs.StringVar, &dbURL, "database-url", "DATABASE_URL", "", "the relay's database, for --stats and for setting checks")
+	if err := fs.parse(args, auditUsage, stdout); err != nil {
 		return err
 	}
 	ctx := context.Background()
 	if *stats {
-		if *dbURL == "" {
+		if dbURL == "" {
 			return errors.New("relay audit --stats needs --database-url or DATABASE_URL")
 		}
-		pool, err := pgxpool.New(ctx, *dbURL)
+		pool, err := pgxpool.New(ctx, dbURL)
 		if err != nil {
 			return err
 		}
@@ -64,9 +61,8 @@ Flags:
 		printStats(stdout, s)
 		return nil
 	}
-	if len(needles) == 0 || *pgdata == "" {
-		fs.Usage()
-		return errors.New("relay audit needs at least one --needle and --pgdata (or --stats)")
+	if len(needles) == 0 || pgdata == "" {
+		return errors.New("relay audit needs at least one --needle and --pgdata, or --stats (see relay audit --help)")
 	}
 	var forms []audit.Form
 	for _, n := range needles {
@@ -76,9 +72,9 @@ Flags:
 		}
 		forms = append(forms, f...)
 	}
-	warnings := audit.ConfWarnings(*pgdata)
-	if *dbURL != "" {
-		pool, err := pgxpool.New(ctx, *dbURL)
+	warnings := audit.ConfWarnings(pgdata)
+	if dbURL != "" {
+		pool, err := pgxpool.New(ctx, dbURL)
 		if err == nil {
 			ws, err := audit.DBWarnings(ctx, pool)
 			pool.Close()
@@ -91,8 +87,8 @@ Flags:
 	for _, w := range warnings {
 		fmt.Fprintf(stdout, "warning: %s = %s: %s\n", w.Setting, w.Value, w.Advice)
 	}
-	fmt.Fprintf(stderr, "audit: searching %s for %d needle(s) in %d forms (UTF-8, UTF-16, base64, hex)\n", *pgdata, len(needles), len(forms))
-	rep, err := audit.Scan(*pgdata, forms, func(files int, n int64) {
+	fmt.Fprintf(stderr, "audit: searching %s for %d needle(s) in %d forms (UTF-8, UTF-16, base64, hex)\n", pgdata, len(needles), len(forms))
+	rep, err := audit.Scan(pgdata, forms, func(files int, n int64) {
 		fmt.Fprintf(stderr, "audit: %d files, %s read…\n", files, size(n))
 	})
 	if err != nil {

@@ -31,7 +31,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/crypto/acme/autocert"
 
-	"relay/devices"
 	"relay/envelope"
 	"relay/migrations"
 	"relay/relay"
@@ -44,16 +43,22 @@ func main() {
 	} else {
 		err = run(os.Args[1:], os.Stdout, os.Stderr)
 	}
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// exitCode is the process's exit code for what run or runAudit returned:
+// 0 on success and after --help, 1 when the audit found plaintext, and 2
+// for any other error, which it prints (once: the flag package prints
+// nothing itself).
+func exitCode(err error, stderr io.Writer) int {
 	switch {
-	case err == nil:
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
 	case errors.Is(err, errHits):
-		os.Exit(1)
-	case errors.Is(err, flag.ErrHelp):
-		os.Exit(2)
-	default:
-		fmt.Fprintln(os.Stderr, "relay:", err)
-		os.Exit(2)
+		return 1
 	}
+	fmt.Fprintln(stderr, "relay:", err)
+	return 2
 }
 
 type options struct {
@@ -80,101 +85,184 @@ type options struct {
 	acmeDomains  string
 	acmeCache    string
 	acmeEmail    string
+
+	headerTimeout, bodyTimeout, streamWriteTimeout time.Duration
+	purgeInterval, revokedKeep                     time.Duration
+	commitWorkers, maxGroup                        int
 }
 
-// env returns the environment variable's value, or def when it is unset.
-func env(name, def string) string {
-	if v, ok := os.LookupEnv(name); ok {
-		return v
-	}
-	return def
+// flags is a flag set whose flags fall back to environment variables: a
+// flag not on the command line takes its variable's value when the
+// variable is set, parsed as the flag parses it.
+type flags struct {
+	*flag.FlagSet
+	vars map[string]string // flag name → its environment variable
 }
 
-func envInt(name string, def int) int {
-	if v, ok := os.LookupEnv(name); ok {
-		if n, err := strconv.Atoi(v); err == nil {
-			return n
-		}
-	}
-	return def
+func newFlags(name string) *flags {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	// parse prints the usage for --help; errors are returned, and main
+	// prints them once.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &flags{FlagSet: fs, vars: map[string]string{}}
 }
 
-func envBool(name string, def bool) bool {
-	if v, ok := os.LookupEnv(name); ok {
-		if b, err := strconv.ParseBool(v); err == nil {
-			return b
-		}
-	}
-	return def
+// bind defines a flag with define (fs.IntVar, fs.DurationVar, ...) that
+// falls back to the environment variable named variable.
+func bind[T any](fs *flags, define func(*T, string, T, string), p *T, name, variable string, def T, usage string) {
+	fs.vars[name] = variable
+	define(p, name, def, usage+" ($"+variable+")")
 }
 
-func envDuration(name string, def time.Duration) time.Duration {
-	if v, ok := os.LookupEnv(name); ok {
-		if d, err := time.ParseDuration(v); err == nil {
-			return d
-		}
-	}
-	return def
+// envError is an environment variable whose value its flag cannot take.
+type envError struct {
+	Var, Value string
+	Want       string // what the flag takes, such as "a whole number"
 }
 
-func parseFlags(cmd string, args []string, stderr io.Writer) (*options, error) {
-	o := &options{}
-	fs := flag.NewFlagSet("relay "+cmd, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&o.listen, "listen", env("RELAY_LISTEN", "127.0.0.1:8080"), "address to listen on ($RELAY_LISTEN)")
-	fs.StringVar(&o.databaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL ($DATABASE_URL)")
-	fs.StringVar(&o.baseURL, "base-url", env("RELAY_BASE_URL", ""), "URL clients use to reach this relay; default http://<listen> ($RELAY_BASE_URL)")
-	fs.StringVar(&o.origins, "origin", env("RELAY_ORIGINS", ""), "comma-separated Origins allowed on non-GET requests; default the base URL ($RELAY_ORIGINS)")
-	fs.IntVar(&o.rate, "rate", envInt("RELAY_RATE", 30), "envelopes per minute per account, also the burst ($RELAY_RATE)")
-	fs.IntVar(&o.authRate, "auth-rate", envInt("RELAY_AUTH_RATE", 20), "logins and registrations per minute per client address, also the burst ($RELAY_AUTH_RATE)")
-	fs.IntVar(&o.authUserRate, "auth-rate-user", envInt("RELAY_AUTH_RATE_USER", 10), "logins per minute per username, also the burst ($RELAY_AUTH_RATE_USER)")
-	fs.IntVar(&o.maxDevices, "max-devices", envInt("RELAY_MAX_DEVICES", devices.DefaultMaxDevices), "live devices per account ($RELAY_MAX_DEVICES)")
-	fs.DurationVar(&o.queueAge, "queue-max-age", envDuration("RELAY_QUEUE_MAX_AGE", 30*24*time.Hour), "envelopes not ACKed within this time are deleted, and the device told ($RELAY_QUEUE_MAX_AGE)")
-	fs.Int64Var(&o.queueBytes, "queue-max-bytes", int64(envInt("RELAY_QUEUE_MAX_BYTES", 64<<20)), "ciphertext a device's queue may hold; the oldest beyond it are deleted, and the device told ($RELAY_QUEUE_MAX_BYTES)")
-	fs.StringVar(&o.trusted, "trusted-proxy", env("RELAY_TRUSTED_PROXIES", ""), "comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client address ($RELAY_TRUSTED_PROXIES)")
-	fs.DurationVar(&o.pingInterval, "ping-interval", envDuration("RELAY_PING_INTERVAL", 20*time.Second), "interval of event: ping on streams ($RELAY_PING_INTERVAL)")
-	fs.IntVar(&o.maxBody, "max-body", envInt("RELAY_MAX_BODY", envelope.MaxBody), "largest decoded envelope body in bytes ($RELAY_MAX_BODY)")
-	fs.BoolVar(&o.notify, "notify", envBool("RELAY_NOTIFY", true), "wake streams on other relay instances through LISTEN/NOTIFY ($RELAY_NOTIFY)")
-	fs.DurationVar(&o.catchUp, "catch-up-interval", envDuration("RELAY_CATCH_UP_INTERVAL", 5*time.Second), "how often every stream is checked against the database, bounding the delay when a notification is lost ($RELAY_CATCH_UP_INTERVAL)")
-	fs.StringVar(&o.tlsCert, "tls-cert", env("RELAY_TLS_CERT", ""), "serve HTTPS with this certificate file (PEM, with its chain); needs --tls-key ($RELAY_TLS_CERT)")
-	fs.StringVar(&o.tlsKey, "tls-key", env("RELAY_TLS_KEY", ""), "private key file (PEM) of --tls-cert ($RELAY_TLS_KEY)")
-	fs.StringVar(&o.acmeDomains, "acme-domain", env("RELAY_ACME_DOMAIN", ""), "serve HTTPS with certificates from Let's Encrypt for these comma-separated domains; listen on :443 ($RELAY_ACME_DOMAIN)")
-	fs.StringVar(&o.acmeCache, "acme-cache", env("RELAY_ACME_CACHE", "acme-cache"), "folder that keeps the ACME account and certificates ($RELAY_ACME_CACHE)")
-	fs.StringVar(&o.acmeEmail, "acme-email", env("RELAY_ACME_EMAIL", ""), "contact address given to the certificate authority, optional ($RELAY_ACME_EMAIL)")
-	fs.StringVar(&o.debugListen, "debug-listen", env("RELAY_DEBUG_LISTEN", ""), "if set, serve Go's pprof profiles at this address (keep it on loopback) ($RELAY_DEBUG_LISTEN)")
-	fs.StringVar(&o.logLevel, "log-level", env("RELAY_LOG_LEVEL", "info"), "debug, info, warn or error ($RELAY_LOG_LEVEL)")
-	fs.StringVar(&o.logFormat, "log-format", env("RELAY_LOG_FORMAT", "text"), "text or json ($RELAY_LOG_FORMAT)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage:\n  relay [flags]           serve the relay\n  relay migrate [flags]   apply database migrations and exit\n  relay audit --help      search for plaintext on disk, or report what the relay holds\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+func (e *envError) Error() string { return fmt.Sprintf("%s=%q: want %s", e.Var, e.Value, e.Want) }
+
+// parse parses the command line, printing usage and the flags to stdout
+// for --help, then gives each flag not on the command line its
+// environment variable's value. A value the flag cannot take stops it
+// with an *envError: a typo must not silently become the default.
+func (fs *flags) parse(args []string, usage string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usage)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return err
+		}
+		return fmt.Errorf("%w (see %s --help)", err, fs.Name())
 	}
 	if fs.NArg() > 0 {
-		fs.Usage()
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return fmt.Errorf("unexpected argument %q (see %s --help)", fs.Arg(0), fs.Name())
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var err error
+	fs.VisitAll(func(f *flag.Flag) { // in name order, so the same variable is named each time
+		variable, ok := fs.vars[f.Name]
+		if !ok || given[f.Name] || err != nil {
+			return
+		}
+		if v, set := os.LookupEnv(variable); set {
+			if f.Value.Set(v) != nil {
+				err = &envError{Var: variable, Value: v, Want: want(f.Value)}
+			}
+		}
+	})
+	return err
+}
+
+// want says what a flag's value must look like.
+func want(v flag.Value) string {
+	g, _ := v.(flag.Getter)
+	if g == nil {
+		return "a valid value"
+	}
+	switch g.Get().(type) {
+	case int, int64:
+		return "a whole number"
+	case bool:
+		return "true or false"
+	case time.Duration:
+		return "a duration such as 90s, 15m or 2h"
+	}
+	return "a valid value"
+}
+
+const serveUsage = `Usage:
+  relay [flags]           serve the relay
+  relay migrate [flags]   apply database migrations and exit
+  relay audit --help      search for plaintext on disk, or report what the relay holds
+
+Every flag falls back to the environment variable named with it; a flag
+on the command line wins.
+
+Flags:
+`
+
+func parseFlags(cmd string, args []string, stdout io.Writer) (*options, error) {
+	o := &options{}
+	d := relay.DefaultConfig()
+	name := "relay"
+	if cmd == "migrate" {
+		name = "relay migrate"
+	}
+	fs := newFlags(name)
+	bind(fs, fs.StringVar, &o.listen, "listen", "RELAY_LISTEN", "127.0.0.1:8080", "address to listen on")
+	bind(fs, fs.StringVar, &o.databaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL")
+	bind(fs, fs.StringVar, &o.baseURL, "base-url", "RELAY_BASE_URL", "", "URL clients use to reach this relay; default http://<listen>")
+	bind(fs, fs.StringVar, &o.origins, "origin", "RELAY_ORIGINS", "", "comma-separated Origins allowed on non-GET requests; default the base URL")
+	bind(fs, fs.IntVar, &o.rate, "rate", "RELAY_RATE", d.RatePerMinute, "envelopes per minute per account, also the burst")
+	bind(fs, fs.IntVar, &o.authRate, "auth-rate", "RELAY_AUTH_RATE", d.AuthPerMinute, "logins and registrations per minute per client address, also the burst")
+	bind(fs, fs.IntVar, &o.authUserRate, "auth-rate-user", "RELAY_AUTH_RATE_USER", d.AuthPerUserPerMinute, "logins per minute per username, also the burst")
+	bind(fs, fs.IntVar, &o.maxDevices, "max-devices", "RELAY_MAX_DEVICES", d.MaxDevices, "live devices per account")
+	bind(fs, fs.DurationVar, &o.queueAge, "queue-max-age", "RELAY_QUEUE_MAX_AGE", d.QueueMaxAge, "envelopes not ACKed within this time are deleted, and the device told")
+	bind(fs, fs.Int64Var, &o.queueBytes, "queue-max-bytes", "RELAY_QUEUE_MAX_BYTES", d.QueueMaxBytes, "ciphertext a device's queue may hold; the oldest beyond it are deleted, and the device told")
+	bind(fs, fs.DurationVar, &o.purgeInterval, "purge-interval", "RELAY_PURGE_INTERVAL", d.PurgeInterval, "how often the queue limits are applied and old revoked devices deleted")
+	bind(fs, fs.DurationVar, &o.revokedKeep, "revoked-keep", "RELAY_REVOKED_KEEP", d.RevokedKeep, "how long a revoked device's row is kept")
+	bind(fs, fs.StringVar, &o.trusted, "trusted-proxy", "RELAY_TRUSTED_PROXIES", "", "comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client address")
+	bind(fs, fs.DurationVar, &o.pingInterval, "ping-interval", "RELAY_PING_INTERVAL", d.PingInterval, "interval of event: ping on streams")
+	bind(fs, fs.IntVar, &o.maxBody, "max-body", "RELAY_MAX_BODY", d.MaxBody, "largest decoded envelope body in bytes")
+	bind(fs, fs.DurationVar, &o.headerTimeout, "header-timeout", "RELAY_HEADER_TIMEOUT", d.HeaderTimeout, "time a client has to send a request's headers")
+	bind(fs, fs.DurationVar, &o.bodyTimeout, "body-timeout", "RELAY_BODY_TIMEOUT", d.BodyTimeout, "time a client has to send a request's body")
+	bind(fs, fs.DurationVar, &o.streamWriteTimeout, "stream-write-timeout", "RELAY_STREAM_WRITE_TIMEOUT", d.StreamWriteTimeout, "a stream whose client takes longer than this to accept a write is cut off")
+	bind(fs, fs.IntVar, &o.commitWorkers, "commit-workers", "RELAY_COMMIT_WORKERS", d.CommitWorkers, "group commits of accepted envelopes at once, each holding a database connection")
+	bind(fs, fs.IntVar, &o.maxGroup, "max-group", "RELAY_MAX_GROUP", d.MaxGroup, "largest number of envelopes committed together")
+	bind(fs, fs.BoolVar, &o.notify, "notify", "RELAY_NOTIFY", !d.DisableNotify, "wake streams on other relay instances through LISTEN/NOTIFY")
+	bind(fs, fs.DurationVar, &o.catchUp, "catch-up-interval", "RELAY_CATCH_UP_INTERVAL", d.CatchUp, "how often every stream is checked against the database, bounding the delay when a notification is lost")
+	bind(fs, fs.StringVar, &o.tlsCert, "tls-cert", "RELAY_TLS_CERT", "", "serve HTTPS with this certificate file (PEM, with its chain); needs --tls-key")
+	bind(fs, fs.StringVar, &o.tlsKey, "tls-key", "RELAY_TLS_KEY", "", "private key file (PEM) of --tls-cert")
+	bind(fs, fs.StringVar, &o.acmeDomains, "acme-domain", "RELAY_ACME_DOMAIN", "", "serve HTTPS with certificates from Let's Encrypt for these comma-separated domains; listen on :443")
+	bind(fs, fs.StringVar, &o.acmeCache, "acme-cache", "RELAY_ACME_CACHE", "acme-cache", "folder that keeps the ACME account and certificates")
+	bind(fs, fs.StringVar, &o.acmeEmail, "acme-email", "RELAY_ACME_EMAIL", "", "contact address given to the certificate authority, optional")
+	bind(fs, fs.StringVar, &o.debugListen, "debug-listen", "RELAY_DEBUG_LISTEN", "", "if set, serve Go's pprof profiles at this address (keep it on loopback)")
+	bind(fs, fs.StringVar, &o.logLevel, "log-level", "RELAY_LOG_LEVEL", "info", "debug, info, warn or error")
+	bind(fs, fs.StringVar, &o.logFormat, "log-format", "RELAY_LOG_FORMAT", "text", "text or json")
+	if err := fs.parse(args, serveUsage, stdout); err != nil {
+		return nil, err
 	}
 	if o.databaseURL == "" {
 		return nil, errors.New("no database: set --database-url or DATABASE_URL (make run starts a private PostgreSQL for you)")
 	}
-	if o.rate < 1 {
-		return nil, errors.New("--rate must be at least 1")
+	for _, c := range []struct {
+		flag     string
+		got, min time.Duration
+	}{
+		{"--catch-up-interval", o.catchUp, 10 * time.Millisecond},
+		{"--ping-interval", o.pingInterval, 10 * time.Millisecond},
+		{"--queue-max-age", o.queueAge, time.Hour},
+		// Below a second, clients on slow links are cut off.
+		{"--header-timeout", o.headerTimeout, time.Second},
+		{"--body-timeout", o.bodyTimeout, time.Second},
+		{"--stream-write-timeout", o.streamWriteTimeout, time.Second},
+		// Each purge scans every queue.
+		{"--purge-interval", o.purgeInterval, time.Minute},
+		{"--revoked-keep", o.revokedKeep, time.Hour},
+	} {
+		if c.got < c.min {
+			return nil, fmt.Errorf("%s must be at least %v, not %v", c.flag, c.min, c.got)
+		}
 	}
-	if o.catchUp < 10*time.Millisecond {
-		return nil, errors.New("--catch-up-interval must be at least 10ms")
-	}
-	if o.pingInterval < 10*time.Millisecond {
-		return nil, errors.New("--ping-interval must be at least 10ms")
-	}
-	if o.queueAge < time.Hour || o.queueBytes < envelope.MaxBody {
-		return nil, fmt.Errorf("--queue-max-age must be at least 1h and --queue-max-bytes at least %d", envelope.MaxBody)
-	}
-	if o.maxDevices < 1 {
-		return nil, errors.New("--max-devices must be at least 1")
-	}
-	if o.authRate < 1 || o.authUserRate < 1 {
-		return nil, errors.New("--auth-rate and --auth-rate-user must be at least 1")
+	for _, c := range []struct {
+		flag     string
+		got, min int64
+	}{
+		{"--rate", int64(o.rate), 1},
+		{"--auth-rate", int64(o.authRate), 1},
+		{"--auth-rate-user", int64(o.authUserRate), 1},
+		{"--max-devices", int64(o.maxDevices), 1},
+		{"--queue-max-bytes", o.queueBytes, envelope.MaxBody},
+		{"--commit-workers", int64(o.commitWorkers), 1},
+		{"--max-group", int64(o.maxGroup), 1},
+	} {
+		if c.got < c.min {
+			return nil, fmt.Errorf("%s must be at least %d, not %d", c.flag, c.min, c.got)
+		}
 	}
 	if _, err := parsePrefixes(o.trusted); err != nil {
 		return nil, err
@@ -208,7 +296,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "migrate" {
 		cmd, args = "migrate", args[1:]
 	}
-	o, err := parseFlags(cmd, args, stderr)
+	o, err := parseFlags(cmd, args, stdout)
 	if err != nil {
 		return err
 	}
@@ -228,6 +316,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		// waiting for a connection while the group commit's workers hold
 		// theirs (docs/performance.md); the URL's pool_max_conns wins.
 		pcfg.MaxConns = defaultPoolSize
+	}
+	if o.commitWorkers >= int(pcfg.MaxConns) {
+		return fmt.Errorf("--commit-workers %d would leave requests no database connection: the pool has %d (pool_max_conns)", o.commitWorkers, pcfg.MaxConns)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
@@ -280,9 +371,13 @@ func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger
 		RatePerMinute: o.rate, PingInterval: o.pingInterval, MaxBody: o.maxBody,
 		DisableNotify: !o.notify, CatchUp: o.catchUp,
 		MaxDevices: o.maxDevices, QueueMaxAge: o.queueAge, QueueMaxBytes: o.queueBytes,
+		PurgeInterval: o.purgeInterval, RevokedKeep: o.revokedKeep,
 		AuthPerMinute: o.authRate, AuthPerUserPerMinute: o.authUserRate, TrustedProxies: trusted,
+		HeaderTimeout: o.headerTimeout, BodyTimeout: o.bodyTimeout, StreamWriteTimeout: o.streamWriteTimeout,
+		CommitWorkers: o.commitWorkers, MaxGroup: o.maxGroup,
 	})
 	if err != nil {
+		ln.Close()
 		return err
 	}
 	hs := srv.HTTPServer()
