@@ -2,6 +2,7 @@ package relay
 
 import (
 	"bytes"
+	"context"
 	"sync"
 )
 
@@ -25,3 +26,6 @@ func (s *syncBuffer) String() string {
 
 // SyncBuffer is syncBuffer for the tests of package relay_test.
 type SyncBuffer = syncBuffer
+
+// CountQueue refreshes relay_queue_depth now, as Run does every 15 s.
+func (s *Server) CountQueue(ctx context.Context) { s.countQueue(ctx) }

@@ -30,9 +30,9 @@ func TestHealthReadyAndMetrics(t *testing.T) {
 	s.send(t, alice.device(0), "bob", "x")
 	_, err := alice.device(0).Send(context.Background(), s.newID(), "nobody", []byte("x"))
 	wantCode(t, err, "unknown_recipient")
+	s.Relay.CountQueue(context.Background())
 
-	a := raw(t, c, "GET", "/metrics", nil, nil)
-	text := string(a.Raw)
+	text := s.scrape(t)
 	for _, want := range []string{
 		"relay_envelopes_accepted_total 1",
 		`relay_envelopes_rejected_total{reason="unknown_recipient"} 1`,
@@ -50,6 +50,45 @@ func TestHealthReadyAndMetrics(t *testing.T) {
 		if strings.Contains(text, secret) {
 			t.Errorf("metrics name %q", secret)
 		}
+	}
+}
+
+// TestMetricsNotPublic: the public listener answers /metrics like any
+// unknown path, so outsiders cannot time sends by the counters (ADR 0031).
+func TestMetricsNotPublic(t *testing.T) {
+	s := newTestServer(t)
+	a := raw(t, relayclient.New(s.URL), "GET", "/metrics", nil, nil)
+	if a.Status != http.StatusNotFound || strings.Contains(string(a.Raw), "relay_") {
+		t.Fatalf("public GET /metrics: %d %s", a.Status, a.Raw)
+	}
+	if !strings.Contains(s.scrape(t), "relay_envelopes_accepted_total 0") {
+		t.Fatal("MetricsHandler does not serve the metrics")
+	}
+}
+
+// TestQueueDepthIsCountedNotQueried: a scrape shows the queue as last
+// counted, not as it is now: scraping runs no query. A gauge that counted
+// on each scrape would show the second envelope before the count.
+func TestQueueDepthIsCountedNotQueried(t *testing.T) {
+	s := newTestServer(t)
+	ctx := context.Background()
+	alice := s.register(t, "alice", 1)
+	s.register(t, "bob", 1)
+	if got := s.metric(t, "relay_queue_depth"); got != "-1" {
+		t.Fatalf("queue depth before the first count: %s, want -1", got)
+	}
+	s.send(t, alice.device(0), "bob", "one")
+	s.Relay.CountQueue(ctx)
+	if got := s.metric(t, "relay_queue_depth"); got != "1" {
+		t.Fatalf("queue depth after one envelope: %s, want 1", got)
+	}
+	s.send(t, alice.device(0), "bob", "two")
+	if got := s.metric(t, "relay_queue_depth"); got != "1" {
+		t.Fatalf("queue depth before the next count: %s, want the last count, 1", got)
+	}
+	s.Relay.CountQueue(ctx)
+	if got := s.metric(t, "relay_queue_depth"); got != "2" {
+		t.Fatalf("queue depth after the next count: %s, want 2", got)
 	}
 }
 

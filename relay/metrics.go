@@ -2,14 +2,19 @@ package relay
 
 import (
 	"context"
+	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // metrics are the relay's Prometheus series (docs/operations.md). Labels
-// never carry a username, a device id or an envelope id.
+// never carry a username, a device id or an envelope id. They are served
+// by MetricsHandler, never on the public listener (ADR 0031), and a scrape
+// runs no query: what needs the database is counted by refreshGauges.
 type metrics struct {
 	reg *prometheus.Registry
 
@@ -20,6 +25,8 @@ type metrics struct {
 	ack        prometheus.Histogram   // duration of POST /api/ack
 	groups     prometheus.Histogram   // envelopes per group commit
 	requests   *prometheus.CounterVec // HTTP answers by status class
+
+	queueDepth atomic.Int64 // envelopes queued, at the last refresh; -1: not counted
 }
 
 func newMetrics(s *Server) *metrics {
@@ -51,20 +58,13 @@ func newMetrics(s *Server) *metrics {
 			Name: "relay_http_responses_total", Help: "HTTP answers, by status class (2xx, 4xx, 5xx).",
 		}, []string{"class"}),
 	}
+	m.queueDepth.Store(-1)
 	m.reg.MustRegister(m.accepted, m.duplicates, m.rejected, m.delivery, m.ack, m.groups, m.requests,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "relay_streams_open", Help: "Event streams open on this instance."},
 			func() float64 { return float64(len(s.hub.snapshot())) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "relay_queue_depth", Help: "Envelopes queued for all devices (-1 when the database does not answer within a second)."},
-			func() float64 {
-				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-				defer cancel()
-				var n int64
-				if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM queue").Scan(&n); err != nil {
-					return -1
-				}
-				return float64(n)
-			}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "relay_queue_depth", Help: "Envelopes queued for all devices, counted every 15 s (-1 before the first count and when the database did not answer)."},
+			func() float64 { return float64(m.queueDepth.Load()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "relay_accept_group_failures_total", Help: "Group commits that failed as a whole; their envelopes were then accepted one by one."},
 			func() float64 { return float64(s.committer.Failed()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "relay_notify_received_total", Help: "Notifications received from other instances."},
@@ -79,4 +79,41 @@ func newMetrics(s *Server) *metrics {
 			func() float64 { return float64(s.pool.Stat().MaxConns()) }),
 	)
 	return m
+}
+
+// MetricsHandler serves the relay's Prometheus metrics. Serve it on a
+// listener of its own, never the public one: the counters time every send.
+func (s *Server) MetricsHandler() http.Handler {
+	return promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
+}
+
+// gaugeRefresh is how often refreshGauges counts the queue: as often as a
+// usual Prometheus scrape, without a query per scrape.
+const gaugeRefresh = 15 * time.Second
+
+// refreshGauges counts what the gauges show from the database, now and
+// every gaugeRefresh until ctx ends.
+func (s *Server) refreshGauges(ctx context.Context) {
+	t := time.NewTicker(gaugeRefresh)
+	defer t.Stop()
+	for {
+		s.countQueue(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// countQueue sets relay_queue_depth, or -1 when the database does not
+// answer within a few seconds.
+func (s *Server) countQueue(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var n int64
+	if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM queue").Scan(&n); err != nil {
+		n = -1
+	}
+	s.metrics.queueDepth.Store(n)
 }

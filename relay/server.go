@@ -29,7 +29,6 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/julienschmidt/httprouter"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"relay/devices"
 	"relay/envelope"
@@ -260,7 +259,6 @@ func (s *Server) routes() *httprouter.Router {
 	r.GET("/api/events", s.handle(s.events))
 	r.GET("/healthz", s.handle(s.healthz))
 	r.GET("/readyz", s.handle(s.readyz))
-	r.Handler(http.MethodGet, "/metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
 	client := webclient.Handler()
 	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/api/") {
@@ -359,6 +357,7 @@ func (s *Server) Run(ctx context.Context) {
 		case <-ctx.Done():
 		}
 	}()
+	go s.refreshGauges(ctx)
 	if s.wakeups.enabled {
 		go s.wakeups.send(ctx)
 		go s.wakeups.listen(ctx)

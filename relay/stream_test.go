@@ -369,21 +369,27 @@ func TestShutdownEndsStreams(t *testing.T) {
 	}
 }
 
-// metric reads one unlabelled series from the relay's /metrics.
+// scrape reads the relay's metrics as Prometheus would, from
+// MetricsHandler (the public listener does not serve them).
+func (s *testServer) scrape(t *testing.T) string {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	s.Relay.MetricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("metrics: %d %s", rec.Code, rec.Body)
+	}
+	return rec.Body.String()
+}
+
+// metric reads one unlabelled series from the relay's metrics.
 func (s *testServer) metric(t *testing.T, name string) string {
 	t.Helper()
-	resp, err := http.Get(s.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+	for line := range strings.Lines(s.scrape(t)) {
+		if v, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), name+" "); ok {
 			return v
 		}
 	}
-	t.Fatalf("no %s in /metrics", name)
+	t.Fatalf("no %s in the metrics", name)
 	return ""
 }
 

@@ -245,16 +245,17 @@ func run(o options) error {
 }
 
 type bench struct {
-	o    options
-	db   string
-	pool *pgxpool.Pool
-	cmd  *exec.Cmd
-	base string
-	n    int // accounts made so far, for unique names
+	o       options
+	db      string
+	pool    *pgxpool.Pool
+	cmd     *exec.Cmd
+	base    string
+	metrics string // the relay's metrics URL (--metrics-listen)
+	n       int    // accounts made so far, for unique names
 }
 
 func (b *bench) startRelay() error {
-	args := []string{"--listen", "127.0.0.1:0", "--rate", "1000000000", "--auth-rate", "1000000000", "--auth-rate-user", "1000000000", "--max-devices", "1000000", "--log-level", "error"}
+	args := []string{"--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--rate", "1000000000", "--auth-rate", "1000000000", "--auth-rate-user", "1000000000", "--max-devices", "1000000", "--log-level", "error"}
 	if b.o.profile {
 		args = append(args, "--debug-listen", "127.0.0.1:6061")
 	}
@@ -267,7 +268,7 @@ func (b *bench) startRelay() error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting %s (run make build first): %w", b.o.relay, err)
 	}
-	lines := make(chan string, 1)
+	lines := make(chan string, 2)
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
@@ -277,17 +278,22 @@ func (b *bench) startRelay() error {
 			}
 		}
 	}()
-	select {
-	case l := <-lines:
-		m := regexp.MustCompile(`listening on (http://\S+)`).FindStringSubmatch(l)
-		if m == nil {
-			return fmt.Errorf("unexpected first line from the relay: %q", l)
+	// The relay says where it listens, then where its metrics are.
+	var urls [2]string
+	for i, re := range []*regexp.Regexp{regexp.MustCompile(`listening on (http://\S+)`), regexp.MustCompile(`metrics are served on (http://\S+)`)} {
+		select {
+		case l := <-lines:
+			m := re.FindStringSubmatch(l)
+			if m == nil {
+				return fmt.Errorf("unexpected line from the relay: %q", l)
+			}
+			urls[i] = m[1]
+		case <-time.After(30 * time.Second):
+			return errors.New("the relay did not start")
 		}
-		b.base, b.cmd = m[1], cmd
-		return nil
-	case <-time.After(30 * time.Second):
-		return errors.New("the relay did not start")
 	}
+	b.base, b.metrics, b.cmd = urls[0], urls[1], cmd
+	return nil
 }
 
 func (b *bench) stopRelay() {
@@ -812,7 +818,7 @@ func (b *bench) settledMemory() (rss, heap, stacks int64) {
 }
 
 // memory reads the relay's resident set size from /proc and its Go heap
-// from /metrics.
+// from its metrics.
 func (b *bench) memory() (rss, heap, stacks int64) {
 	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", b.cmd.Process.Pid))
 	for _, line := range strings.Split(string(data), "\n") {
@@ -821,7 +827,7 @@ func (b *bench) memory() (rss, heap, stacks int64) {
 			rss = kb * 1024
 		}
 	}
-	resp, err := http.Get(b.base + "/metrics")
+	resp, err := http.Get(b.metrics)
 	if err == nil {
 		sc := bufio.NewScanner(resp.Body)
 		for sc.Scan() {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"relay/internal/testdb"
 )
 
 // deadDatabase is a database URL where nothing listens: a relay that got
@@ -183,5 +185,22 @@ func TestFlagErrorPrintedOnce(t *testing.T) {
 		if code != 2 || stdout != "" || strings.Count(stderr, c.want) != 1 || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%v %v: exit %d, stdout %q, stderr %q; want exit 2 and %q once on one line", c.env, c.args, code, stdout, stderr, c.want)
 		}
+	}
+}
+
+// TestMetricsAddressInUse: a metrics address another process holds stops
+// the relay with a message naming the flag, rather than a relay without
+// metrics.
+func TestMetricsAddressInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	stdout, stderr, code := runSplit(t, []string{"DATABASE_URL=" + testdb.New(t)},
+		"--listen", "127.0.0.1:0", "--metrics-listen", ln.Addr().String())
+	if code != 2 || strings.Contains(stdout, "listening on") ||
+		!strings.Contains(stderr, "--metrics-listen "+ln.Addr().String()) || !strings.Contains(stderr, "address already in use") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }

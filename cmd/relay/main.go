@@ -74,6 +74,7 @@ type options struct {
 	notify       bool
 	catchUp      time.Duration
 	debugListen  string
+	metrics      string // --metrics-listen
 	authRate     int
 	maxDevices   int
 	queueAge     time.Duration
@@ -220,6 +221,7 @@ func parseFlags(cmd string, args []string, stdout io.Writer) (*options, error) {
 	bind(fs, fs.StringVar, &o.acmeDomains, "acme-domain", "RELAY_ACME_DOMAIN", "", "serve HTTPS with certificates from Let's Encrypt for these comma-separated domains; listen on :443")
 	bind(fs, fs.StringVar, &o.acmeCache, "acme-cache", "RELAY_ACME_CACHE", "acme-cache", "folder that keeps the ACME account and certificates")
 	bind(fs, fs.StringVar, &o.acmeEmail, "acme-email", "RELAY_ACME_EMAIL", "", "contact address given to the certificate authority, optional")
+	bind(fs, fs.StringVar, &o.metrics, "metrics-listen", "RELAY_METRICS_LISTEN", "127.0.0.1:9464", "serve Prometheus metrics at this address, never on --listen; empty for none; each relay on a machine needs its own")
 	bind(fs, fs.StringVar, &o.debugListen, "debug-listen", "RELAY_DEBUG_LISTEN", "", "if set, serve Go's pprof profiles at this address (keep it on loopback)")
 	bind(fs, fs.StringVar, &o.logLevel, "log-level", "RELAY_LOG_LEVEL", "info", "debug, info, warn or error")
 	bind(fs, fs.StringVar, &o.logFormat, "log-format", "RELAY_LOG_FORMAT", "text", "text or json")
@@ -380,6 +382,13 @@ func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger
 		ln.Close()
 		return err
 	}
+	metricsURL, stopMetrics, err := serveMetrics(o.metrics, srv.MetricsHandler(), log)
+	if err != nil {
+		srv.Close()
+		ln.Close()
+		return err
+	}
+	defer stopMetrics()
 	hs := srv.HTTPServer()
 	hs.TLSConfig = tlsConf
 	go srv.Run(ctx)
@@ -407,6 +416,9 @@ func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger
 	}()
 	fmt.Fprintf(stdout, "relay is listening on %s (allowed origins: %s)\n", base, strings.Join(origins, ", "))
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", base)
+	if metricsURL != "" {
+		fmt.Fprintf(stdout, "metrics are served on %s\n", metricsURL)
+	}
 
 	select {
 	case err := <-errc:
@@ -420,6 +432,33 @@ func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return hs.Shutdown(sctx)
+}
+
+// serveMetrics serves the relay's metrics on their own listener at addr
+// (--metrics-listen), never on the public one (ADR 0031), and returns
+// their URL and a function that stops serving them. An empty addr serves
+// nothing. An address in use is an error, not a relay without metrics: a
+// second relay on one machine needs its own address.
+func serveMetrics(addr string, h http.Handler, log *slog.Logger) (where string, stop func(), err error) {
+	if addr == "" {
+		return "", func() {}, nil
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", nil, fmt.Errorf("--metrics-listen %s: %w (give each relay on a machine its own address, or --metrics-listen '' for none)", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", h)
+	ms := &http.Server{
+		Handler: mux,
+		// Scrapers send small requests and read small answers.
+		ReadHeaderTimeout: 10 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	go ms.Serve(ln) //nolint:errcheck // ends with stop
+	log.Info("metrics", "addr", ln.Addr().String())
+	return "http://" + displayAddr(ln.Addr().(*net.TCPAddr)) + "/metrics", func() { ms.Close() }, nil
 }
 
 // parsePrefixes reads a comma-separated list of addresses and CIDR ranges.

@@ -30,6 +30,10 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "relay")
+	// No test's relay takes the default metrics address: relays of
+	// parallel tests would clash there. Tests that read metrics give
+	// --metrics-listen.
+	os.Setenv("RELAY_METRICS_LISTEN", "")
 	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
 		panic("building the relay: " + string(out))
 	}
@@ -41,6 +45,32 @@ func TestMain(m *testing.M) {
 // startRelay runs the real binary on a fresh database and returns its URL
 // as the binary printed it.
 func startRelay(t testing.TB, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd, url, _ := launchRelay(t, args...)
+	return cmd, url
+}
+
+// startRelayWithMetrics is startRelay with metrics on a port of their own,
+// and returns their URL too.
+func startRelayWithMetrics(t testing.TB, args ...string) (cmd *exec.Cmd, url, metricsURL string) {
+	t.Helper()
+	cmd, url, lines := launchRelay(t, append([]string{"--metrics-listen", "127.0.0.1:0"}, args...)...)
+	select {
+	case line := <-lines:
+		m := regexp.MustCompile(`metrics are served on (http://\S+)`).FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("second line %q does not say where the metrics are", line)
+		}
+		return cmd, url, m[1]
+	case <-time.After(30 * time.Second):
+		t.Fatal("the relay did not say where its metrics are")
+	}
+	return nil, "", ""
+}
+
+// launchRelay starts the binary, waits for its first line and returns the
+// URL it names and the lines that follow.
+func launchRelay(t testing.TB, args ...string) (*exec.Cmd, string, <-chan string) {
 	t.Helper()
 	db := testdb.New(t)
 	cmd := exec.Command(binary, append([]string{"--listen", "127.0.0.1:0"}, args...)...)
@@ -57,7 +87,7 @@ func startRelay(t testing.TB, args ...string) (*exec.Cmd, string) {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
-	lines := make(chan string, 1)
+	lines := make(chan string, 4)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
@@ -73,15 +103,15 @@ func startRelay(t testing.TB, args ...string) (*exec.Cmd, string) {
 		if m == nil {
 			t.Fatalf("first line %q does not say where the relay listens", line)
 		}
-		return cmd, m[1]
+		return cmd, m[1], lines
 	case <-time.After(30 * time.Second):
 		t.Fatal("the relay did not start within 30 s")
 	}
-	return nil, ""
+	return nil, "", nil
 }
 
 func TestBinaryServesAndDrainsOnSIGTERM(t *testing.T) {
-	cmd, url := startRelay(t, "--ping-interval", "1h")
+	cmd, url, metricsURL := startRelayWithMetrics(t, "--ping-interval", "1h")
 	resp, err := http.Get(url + "/")
 	if err != nil {
 		t.Fatal(err)
@@ -91,16 +121,14 @@ func TestBinaryServesAndDrainsOnSIGTERM(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(string(page), "This relay is running") {
 		t.Fatalf("GET /: %d %s", resp.StatusCode, page)
 	}
+	// Metrics are on their own listener only (ADR 0031).
+	if status, body := get(t, url+"/metrics"); status != http.StatusNotFound || strings.Contains(body, "relay_") {
+		t.Fatalf("public GET /metrics: %d %s", status, body)
+	}
 	// The database URL does not set pool_max_conns: the relay's own
 	// default applies, not pgxpool's (4 on a small machine).
-	resp, err = http.Get(url + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	metrics, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if !strings.Contains(string(metrics), "\nrelay_db_pool_max_conns 16\n") {
-		t.Error("the relay does not open its default of 16 database connections")
+	if status, body := get(t, metricsURL); status != 200 || !strings.Contains(body, "\nrelay_db_pool_max_conns 16\n") {
+		t.Errorf("metrics: %d; the relay does not open its default of 16 database connections:\n%s", status, body)
 	}
 
 	ctx := context.Background()
@@ -161,6 +189,17 @@ func TestBinaryServesAndDrainsOnSIGTERM(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("relay did not exit within 15 s of SIGTERM")
 	}
+}
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
 }
 
 func TestMigrateCommand(t *testing.T) {
