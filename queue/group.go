@@ -26,6 +26,7 @@ type Committer struct {
 	reqs     chan *acceptReq
 	workers  int
 	maxGroup int
+	started  chan struct{} // closed when Run starts
 	stopped  chan struct{} // closed when Run returns
 	failed   atomic.Int64  // groups that failed and were accepted one by one
 
@@ -55,7 +56,8 @@ const (
 )
 
 // NewCommitter returns a Committer with the given number of concurrent
-// group commits and largest group; zero takes the defaults. Call Run.
+// group commits and largest group; zero takes the defaults. It starts
+// nothing: call Run.
 func NewCommitter(pool *pgxpool.Pool, workers, maxGroup int) *Committer {
 	if workers <= 0 {
 		workers = DefaultCommitWorkers
@@ -63,14 +65,18 @@ func NewCommitter(pool *pgxpool.Pool, workers, maxGroup int) *Committer {
 	if maxGroup <= 0 {
 		maxGroup = DefaultMaxGroup
 	}
-	return &Committer{pool: pool, reqs: make(chan *acceptReq), stopped: make(chan struct{}), workers: workers, maxGroup: maxGroup}
+	return &Committer{pool: pool, reqs: make(chan *acceptReq), started: make(chan struct{}), stopped: make(chan struct{}),
+		workers: workers, maxGroup: maxGroup}
 }
 
-// Run commits groups until ctx ends. A group in flight then is finished
-// (its requests are waiting for their answers); after Run returns, Accept
-// commits each envelope alone, so a relay draining its requests on the way
-// down still stores what it is sent.
+// Run commits groups until ctx ends, and returns when its workers have. A
+// group in flight then is finished (its requests are waiting for their
+// answers). Before Run starts and after it returns, Accept commits each
+// envelope alone, so a relay that serves before its background work starts,
+// or drains its requests on the way down, still stores what it is sent.
+// Call it once.
 func (c *Committer) Run(ctx context.Context) {
+	close(c.started)
 	defer close(c.stopped)
 	done := make(chan struct{})
 	for range c.workers {
@@ -90,6 +96,11 @@ func (c *Committer) Failed() int64 { return c.failed.Load() }
 
 // Accept stores e as Accept does, in the group it is committed with.
 func (c *Committer) Accept(ctx context.Context, e *Envelope, expires, now time.Time) (ts int64, dup bool, ds []Delivery, err error) {
+	select {
+	case <-c.started:
+	default:
+		return Accept(ctx, c.pool, e, expires, now) // no worker yet
+	}
 	r := &acceptReq{ctx: ctx, e: e, expires: expires, now: now, done: make(chan acceptResult, 1)}
 	select {
 	case c.reqs <- r:

@@ -167,8 +167,10 @@ func TestGroupCommitConcurrentNoDeadlockNoGap(t *testing.T) {
 }
 
 // An envelope whose client has gone before its group forms is not written;
-// after Run returns, Accept still stores envelopes, one by one, instead of
-// hanging or refusing them while the relay drains.
+// before Run starts and after it returns, Accept still stores envelopes,
+// one by one, instead of hanging or refusing them while the relay starts or
+// drains. (Before Run, a committer waiting for a worker would hold the send
+// until its context ran out: the bounded context makes that a failure.)
 func TestCommitterCancelledAndStopped(t *testing.T) {
 	pool, _ := testdb.Pool(t)
 	devs := fixture(t, pool, 1, 1)
@@ -183,6 +185,11 @@ func TestCommitterCancelledAndStopped(t *testing.T) {
 	if n := count(t, pool, `SELECT count(*) FROM sent`); n != 0 {
 		t.Fatalf("a cancelled envelope left %d records", n)
 	}
+	early, cancelEarly := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancelEarly()
+	if _, _, ds, err := c.Accept(early, envelope(a, b, devs[a][0], "w"), time.Now().Add(time.Hour), time.Now()); err != nil || len(ds) != 1 {
+		t.Fatalf("before Run: %v, %d deliveries", err, len(ds))
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	ran := make(chan struct{})
 	go func() { c.Run(ctx); close(ran) }()
@@ -195,8 +202,8 @@ func TestCommitterCancelledAndStopped(t *testing.T) {
 	if err != nil || len(ds) != 1 {
 		t.Fatalf("after Run: %v, %d deliveries", err, len(ds))
 	}
-	if n := count(t, pool, `SELECT count(*) FROM sent`); n != 2 {
-		t.Fatalf("%d records, want 2", n)
+	if n := count(t, pool, `SELECT count(*) FROM sent`); n != 3 {
+		t.Fatalf("%d records, want 3", n)
 	}
 }
 
