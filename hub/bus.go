@@ -1,4 +1,4 @@
-package relay
+package hub
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 //	              "r <instance> <device>"           a device was revoked
 //
 // Correctness never depends on a notification arriving: the catch-up check
-// (Server.catchUp) compares every local stream with its device row at a
+// (Hub.catchUpOnce) compares every local stream with its device row at a
 // bounded interval and does what a lost notification would have done.
 const (
 	chanWake   = "relay_wake"
@@ -38,11 +38,13 @@ const (
 
 type bus struct {
 	pool     *pgxpool.Pool
-	hub      *hub
+	hub      *Hub
 	log      *slog.Logger
 	instance string
 	enabled  bool
 
+	// Sending starts with Run; what is queued before waits for it, and a
+	// full queue drops (the catch-up check covers it).
 	wakes   chan string // device ids to wake on other instances
 	notices chan string // stream events, sent as they come
 
@@ -51,7 +53,7 @@ type bus struct {
 	dropped  atomic.Int64 // wake-ups dropped because the queue was full
 }
 
-func newBus(pool *pgxpool.Pool, h *hub, log *slog.Logger, enabled bool) *bus {
+func newBus(pool *pgxpool.Pool, h *Hub, log *slog.Logger, enabled bool) *bus {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	return &bus{pool: pool, hub: h, log: log, instance: hex.EncodeToString(b), enabled: enabled,
@@ -157,7 +159,13 @@ func (b *bus) listenOnce(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
+	defer func() {
+		// ctx has ended or the connection failed: say goodbye, but do
+		// not let an unreachable server hold up Run's return.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		conn.Close(cctx)
+	}()
 	if _, err := conn.Exec(ctx, "LISTEN "+chanWake+"; LISTEN "+chanStream); err != nil {
 		return err
 	}
@@ -186,36 +194,6 @@ func (b *bus) handle(channel, payload string) {
 		}
 	case channel == chanStream && len(f) == 3 && f[0] == "r" && f[1] != b.instance:
 		b.received.Add(1)
-		b.hub.stop(f[2], eventRevoked)
+		b.hub.stop(f[2], ReasonRevoked)
 	}
-}
-
-// catchUp compares every local stream with its device row: a stream behind
-// the device's seq is woken, a stream of an older generation is replaced,
-// a revoked device's stream is ended. One query for all local streams.
-func (s *Server) catchUp(ctx context.Context) error {
-	streams := s.hub.snapshot()
-	if len(streams) == 0 {
-		return nil
-	}
-	ids := make([]string, len(streams))
-	for i, st := range streams {
-		ids[i] = st.device
-	}
-	state, err := s.accounts.StreamStates(ctx, ids)
-	if err != nil {
-		return err
-	}
-	for _, st := range streams {
-		r, ok := state[st.device]
-		switch {
-		case !ok || r.Revoked:
-			s.hub.stop(st.device, eventRevoked)
-		case r.Gen > st.gen:
-			s.hub.newer(st.device, r.Gen)
-		case r.Seq > st.sent.Load():
-			s.hub.wake(st.device)
-		}
-	}
-	return nil
 }

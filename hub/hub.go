@@ -1,35 +1,112 @@
-package relay
+// Package hub knows who is streaming where: the one open event stream of
+// each device on this relay instance, and the news about streams and
+// queues that instances sharing one PostgreSQL exchange (ADR 0016).
+//
+// It owns the streams' handles ([Stream]), the dispatcher that reads the
+// new queue rows of every woken stream in one query, the bus that carries
+// wake-ups and stream news between instances through LISTEN/NOTIFY, and
+// the catch-up check that makes up for lost notifications. [Hub.Run] owns
+// every goroutine of the hub and returns only when all of them have ended.
+//
+// A wake-up carries no data: a stream reads its queue from PostgreSQL, so a
+// wake-up that is lost or doubled cannot lose or duplicate an envelope.
+// What the hub sends to other instances is device ids and stream
+// generations, never an envelope; an envelope body passes through it only
+// to the local stream of the device it was queued for, and it logs neither
+// bodies nor ids.
+//
+// The hub never speaks HTTP and never decides who may read what: package
+// relay checks the session and the device before it opens a stream here.
+package hub
 
 import (
+	"context"
+	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"relay/devices"
 	"relay/queue"
 )
 
-// Reasons a stream is ended by the relay; each is also the name of the last
-// event the stream receives (docs/protocol.md, "Events").
+// Reasons the hub ends a stream; each is also the name of the last event
+// the stream receives (docs/protocol.md, "Events").
 const (
-	eventReplaced = "replaced" // another stream opened for the same device
-	eventRevoked  = "revoked"  // the device was revoked
-	eventShutdown = "shutdown" // the relay is stopping; reconnect
+	ReasonReplaced = "replaced" // another stream opened for the same device
+	ReasonRevoked  = "revoked"  // the device was revoked
 )
 
-// hub knows the one open stream of each device on this process and wakes it
-// when its queue grew. A wake-up carries no data: the stream reads its queue
-// from PostgreSQL, so a wake-up that is lost or doubled cannot lose or
-// duplicate an envelope.
-type hub struct {
-	mu      sync.Mutex // guards streams
-	streams map[string]*stream
-
-	// dispatch, when set, takes the wake-ups of live streams (see
-	// dispatcher); set once before the hub is used.
-	dispatch *dispatcher
+// States reads what the catch-up check compares each open stream with: the
+// device's last seq, its newest stream generation, whether it is revoked.
+// A device missing from the answer does not exist. *devices.Store is one.
+type States interface {
+	StreamStates(ctx context.Context, deviceIDs []string) (map[string]devices.StreamState, error)
 }
 
-// stream is the hub's handle on one open event stream.
-type stream struct {
+// Config is what a Hub needs.
+type Config struct {
+	Pool   *pgxpool.Pool
+	Logger *slog.Logger // nil: discard
+	States States
+	// Notify turns on cross-instance wake-ups through LISTEN/NOTIFY;
+	// without it, streams fed by other instances are caught up only by
+	// the interval check.
+	Notify bool
+	// CatchUp is the interval of the catch-up check (ADR 0016); 0: 5 s.
+	CatchUp time.Duration
+}
+
+// Hub knows the one open stream of each device on this process and wakes
+// it when its queue grew. Create it with New; call Run for the background
+// work. Without Run (before it starts, after it returns) every stream reads
+// its queue for itself and nothing reaches other instances.
+type Hub struct {
+	log     *slog.Logger
+	states  States
+	catchUp time.Duration
+
+	mu      sync.Mutex // guards streams
+	streams map[string]*Stream
+
+	dispatch *dispatcher // takes the wake-ups of live streams while Run runs
+	bus      *bus
+}
+
+// New returns a Hub. It starts nothing.
+func New(cfg Config) *Hub {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.CatchUp == 0 {
+		cfg.CatchUp = 5 * time.Second
+	}
+	h := &Hub{log: cfg.Logger, states: cfg.States, catchUp: cfg.CatchUp, streams: make(map[string]*Stream)}
+	h.dispatch = newDispatcher(cfg.Pool, cfg.Logger)
+	h.bus = newBus(cfg.Pool, h, cfg.Logger, cfg.Notify)
+	return h
+}
+
+// Run does the hub's background work until ctx ends: the dispatcher, the
+// bus's sender and listener, and the catch-up check. It returns only when
+// every goroutine it started has ended. Call it once.
+func (h *Hub) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Go(func() { h.dispatch.run(ctx) })
+	wg.Go(func() { h.catchUpLoop(ctx) })
+	if h.bus.enabled {
+		wg.Go(func() { h.bus.send(ctx) })
+		wg.Go(func() { h.bus.listen(ctx) })
+	}
+	wg.Wait()
+}
+
+// Stream is the hub's handle on one open event stream. Its writer (package
+// relay) reads Wake, Items and Done, and reports what it wrote.
+type Stream struct {
 	device string
 	gen    int64        // the stream's generation (ADR 0016)
 	sent   atomic.Int64 // the last seq written to the client
@@ -37,28 +114,56 @@ type stream struct {
 	live   atomic.Bool  // past ready: new rows come through the dispatcher
 	items  chan []queue.Item
 	wake   chan struct{} // capacity 1: wake-ups coalesce; read for yourself
-	done   chan struct{} // closed when the relay ends the stream
+	done   chan struct{} // closed when the hub ends the stream
 	reason string        // why done was closed; written before the close
 	once   sync.Once
 }
 
-func newHub() *hub { return &hub{streams: make(map[string]*stream)} }
+// Wake receives when the stream must read its queue itself.
+func (s *Stream) Wake() <-chan struct{} { return s.wake }
 
-// attach registers a new stream for device, ending the one it replaces.
-func (h *hub) attach(device string, gen int64) *stream {
-	s := &stream{device: device, gen: gen, wake: make(chan struct{}, 1), done: make(chan struct{}), items: make(chan []queue.Item, 8)}
+// Items receives rows handed over for the stream, in seq order within a
+// batch; a gap before a batch is for the stream to read.
+func (s *Stream) Items() <-chan []queue.Item { return s.items }
+
+// Done is closed when the hub ends the stream; Reason then says why.
+func (s *Stream) Done() <-chan struct{} { return s.done }
+
+// Reason is ReasonReplaced or ReasonRevoked once Done is closed.
+func (s *Stream) Reason() string { return s.reason }
+
+// Wrote records that every row up to seq has been written to the client.
+func (s *Stream) Wrote(seq int64) {
+	s.sent.Store(seq)
+	s.advanceQueued(seq)
+}
+
+// Live records that the replay up to head is written, ready included: from
+// now on new rows may be handed over.
+func (s *Stream) Live(head int64) {
+	s.sent.Store(head)
+	s.advanceQueued(head)
+	s.live.Store(true)
+}
+
+// Open registers a new stream of device with generation gen, ends the one
+// it replaces here, and tells other instances to end theirs.
+func (h *Hub) Open(device string, gen int64) *Stream {
+	s := &Stream{device: device, gen: gen, wake: make(chan struct{}, 1), done: make(chan struct{}), items: make(chan []queue.Item, 8)}
 	h.mu.Lock()
 	old := h.streams[device]
 	h.streams[device] = s
 	h.mu.Unlock()
 	if old != nil {
-		old.end(eventReplaced)
+		old.end(ReasonReplaced)
 	}
+	h.bus.announce(device, gen)
 	return s
 }
 
-// detach forgets s unless a newer stream already took its place.
-func (h *hub) detach(s *stream) {
+// Detach forgets s unless a newer stream already took its place. The
+// stream's writer calls it when the stream ends.
+func (h *Hub) Detach(s *Stream) {
 	h.mu.Lock()
 	if h.streams[s.device] == s {
 		delete(h.streams, s.device)
@@ -66,25 +171,58 @@ func (h *hub) detach(s *stream) {
 	h.mu.Unlock()
 }
 
+// Revoked ends device's stream here with ReasonRevoked and tells other
+// instances to end theirs. Call it once the revocation has committed.
+func (h *Hub) Revoked(device string) {
+	h.stop(device, ReasonRevoked)
+	h.bus.revoked(device)
+}
+
+// Committed hands the rows just committed for e to their devices' live
+// streams here, and wakes the streams of those devices on other instances.
+// It never blocks.
+func (h *Hub) Committed(e *queue.Envelope, ds []queue.Delivery) {
+	ids := make([]string, len(ds))
+	for i, d := range ds {
+		ids[i] = d.DeviceID
+		h.deliver(d.DeviceID, queue.Item{Seq: d.Seq, ID: e.ID, From: e.FromUsername,
+			FromDevice: e.FromDevice, To: e.ToUsername, TS: e.TS, Body: e.Body})
+	}
+	h.bus.wake(ids)
+}
+
+// Streams is the number of open streams.
+func (h *Hub) Streams() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.streams)
+}
+
+// NotifyReceived counts the notifications received from other instances.
+func (h *Hub) NotifyReceived() int64 { return h.bus.received.Load() }
+
+// NotifyDropped counts the wake-ups not sent to other instances because
+// the bus's queue was full; the catch-up check delivers them.
+func (h *Hub) NotifyDropped() int64 { return h.bus.dropped.Load() }
+
 // stream returns device's open stream on this instance, or nil.
-func (h *hub) stream(device string) *stream {
+func (h *Hub) stream(device string) *Stream {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.streams[device]
 }
 
 // wake tells device's stream, if any, to read its queue. It never blocks.
-func (h *hub) wake(device string) {
+func (h *Hub) wake(device string) {
 	if s := h.stream(device); s != nil {
 		h.wakeStream(s)
 	}
 }
 
-// wakeStream has s read its queue: through the dispatcher when live, by
-// itself otherwise.
-func (h *hub) wakeStream(s *stream) {
-	if s.live.Load() && h.dispatch != nil {
-		h.dispatch.mark(s)
+// wakeStream has s read its queue: through the dispatcher when live and the
+// dispatcher runs, by itself otherwise.
+func (h *Hub) wakeStream(s *Stream) {
+	if s.live.Load() && h.dispatch.mark(s) {
 		return
 	}
 	s.selfRead()
@@ -94,7 +232,7 @@ func (h *hub) wakeStream(s *stream) {
 // stream here, if there is one and it has been given every row before it:
 // the stream writes it without reading PostgreSQL. Otherwise it wakes the
 // stream as wake does. It never blocks.
-func (h *hub) deliver(device string, it queue.Item) {
+func (h *Hub) deliver(device string, it queue.Item) {
 	s := h.stream(device)
 	if s == nil {
 		return
@@ -113,7 +251,7 @@ func (h *hub) deliver(device string, it queue.Item) {
 }
 
 // advanceQueued moves queued up to seq; it never moves it back.
-func (s *stream) advanceQueued(seq int64) {
+func (s *Stream) advanceQueued(seq int64) {
 	for {
 		q := s.queued.Load()
 		if q >= seq || s.queued.CompareAndSwap(q, seq) {
@@ -123,7 +261,7 @@ func (s *stream) advanceQueued(seq int64) {
 }
 
 // selfRead tells the stream to read its queue itself. It never blocks.
-func (s *stream) selfRead() {
+func (s *Stream) selfRead() {
 	select {
 	case s.wake <- struct{}{}:
 	default: // a wake-up is already pending
@@ -132,7 +270,7 @@ func (s *stream) selfRead() {
 
 // newer is told that another instance opened a stream of device with
 // generation gen: an older local stream is replaced.
-func (h *hub) newer(device string, gen int64) {
+func (h *Hub) newer(device string, gen int64) {
 	h.mu.Lock()
 	s := h.streams[device]
 	if s != nil && s.gen < gen {
@@ -142,15 +280,15 @@ func (h *hub) newer(device string, gen int64) {
 	}
 	h.mu.Unlock()
 	if s != nil {
-		s.end(eventReplaced)
+		s.end(ReasonReplaced)
 	}
 }
 
 // snapshot returns the open streams.
-func (h *hub) snapshot() []*stream {
+func (h *Hub) snapshot() []*Stream {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	out := make([]*stream, 0, len(h.streams))
+	out := make([]*Stream, 0, len(h.streams))
 	for _, s := range h.streams {
 		out = append(out, s)
 	}
@@ -158,14 +296,14 @@ func (h *hub) snapshot() []*stream {
 }
 
 // wakeAll wakes every stream, after wake-ups may have been lost.
-func (h *hub) wakeAll() {
+func (h *Hub) wakeAll() {
 	for _, s := range h.snapshot() {
 		h.wake(s.device)
 	}
 }
 
 // stop ends device's stream, if any, for reason.
-func (h *hub) stop(device, reason string) {
+func (h *Hub) stop(device, reason string) {
 	h.mu.Lock()
 	s := h.streams[device]
 	delete(h.streams, device)
@@ -175,9 +313,56 @@ func (h *hub) stop(device, reason string) {
 	}
 }
 
-func (s *stream) end(reason string) {
+func (s *Stream) end(reason string) {
 	s.once.Do(func() {
 		s.reason = reason
 		close(s.done)
 	})
+}
+
+// catchUpLoop runs the catch-up check every interval until ctx ends.
+func (h *Hub) catchUpLoop(ctx context.Context) {
+	t := time.NewTicker(h.catchUp)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := h.catchUpOnce(ctx); err != nil && ctx.Err() == nil {
+			h.log.Warn("catch-up check failed", "err", err)
+		}
+	}
+}
+
+// catchUpOnce compares every local stream with its device row: a stream
+// behind the device's seq is woken, a stream of an older generation is
+// replaced, a revoked device's stream is ended. One query for all local
+// streams.
+func (h *Hub) catchUpOnce(ctx context.Context) error {
+	streams := h.snapshot()
+	if len(streams) == 0 {
+		return nil
+	}
+	ids := make([]string, len(streams))
+	for i, st := range streams {
+		ids[i] = st.device
+	}
+	state, err := h.states.StreamStates(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("reading the devices of the open streams: %w", err)
+	}
+	for _, st := range streams {
+		r, ok := state[st.device]
+		switch {
+		case !ok || r.Revoked:
+			h.stop(st.device, ReasonRevoked)
+		case r.Gen > st.gen:
+			h.newer(st.device, r.Gen)
+		case r.Seq > st.sent.Load():
+			h.wake(st.device)
+		}
+	}
+	return nil
 }

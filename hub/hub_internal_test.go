@@ -1,9 +1,10 @@
-package relay
+package hub
 
 import (
 	"context"
 	"log/slog"
 	"testing"
+	"time"
 
 	"relay/internal/testdb"
 	"relay/queue"
@@ -27,11 +28,11 @@ func TestDispatcherHandsOverOrFallsBack(t *testing.T) {
 		}
 	}
 	d := newDispatcher(pool, slog.New(slog.DiscardHandler))
-	taker := &stream{device: "DEVA", items: make(chan []queue.Item, 1), wake: make(chan struct{}, 1)}
+	taker := &Stream{device: "DEVA", items: make(chan []queue.Item, 1), wake: make(chan struct{}, 1)}
 	taker.queued.Store(1)
-	full := &stream{device: "DEVB", items: make(chan []queue.Item), wake: make(chan struct{}, 1)} // nobody reads
+	full := &Stream{device: "DEVB", items: make(chan []queue.Item), wake: make(chan struct{}, 1)} // nobody reads
 	full.queued.Store(1)
-	d.round(ctx, map[*stream]bool{taker: true, full: true})
+	d.round(ctx, map[*Stream]bool{taker: true, full: true})
 
 	select {
 	case batch := <-taker.items:
@@ -60,8 +61,8 @@ func TestDispatcherHandsOverOrFallsBack(t *testing.T) {
 // to read, and a stream too far behind to take the row is woken to read
 // the gap it now has.
 func TestHubDeliverInOrderOnly(t *testing.T) {
-	h := newHub()
-	s := h.attach("DEVA", 1)
+	h := New(Config{})
+	s := h.Open("DEVA", 1)
 	s.queued.Store(4)
 	item := func(seq int64) queue.Item { return queue.Item{Seq: seq, ID: "E", Body: []byte{1}} }
 	woken := func() bool {
@@ -96,5 +97,47 @@ func TestHubDeliverInOrderOnly(t *testing.T) {
 	}
 	if b := <-s.items; b[0].Seq != 5 {
 		t.Fatalf("first hand-over is seq %d, want 5", b[0].Seq)
+	}
+}
+
+// TestWakeWithoutRun: before Run starts and after it returns, a live
+// stream that is woken reads for itself, instead of waiting for a
+// dispatcher that is not there (the naive hub marks it and it waits for
+// ever); while Run runs, the dispatcher takes the wake-up.
+func TestWakeWithoutRun(t *testing.T) {
+	pool, _ := testdb.Pool(t)
+	h := New(Config{Pool: pool})
+	s := h.Open("DEVA", 1)
+	s.Live(0)
+	selfRead := func() bool {
+		select {
+		case <-s.Wake():
+			return true
+		default:
+			return false
+		}
+	}
+	h.wake("DEVA")
+	if !selfRead() {
+		t.Fatal("before Run: the woken stream was not told to read for itself")
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { h.Run(ctx); close(ran) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for !h.dispatch.mark(s) {
+		if time.Now().After(deadline) {
+			t.Fatal("the dispatcher did not start")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	<-ran
+	for selfRead() { // what the dispatcher took may have been handed back
+	}
+	h.wake("DEVA")
+	if !selfRead() {
+		t.Fatal("after Run: the woken stream was not told to read for itself")
 	}
 }

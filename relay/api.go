@@ -238,8 +238,7 @@ func (s *Server) revokeDevice(w http.ResponseWriter, r *http.Request, p httprout
 	if err != nil {
 		return err
 	}
-	s.hub.stop(id, eventRevoked)
-	s.wakeups.revoked(id)
+	s.hub.Revoked(id)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
@@ -328,13 +327,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 	} else {
 		s.metrics.accepted.Inc()
 		stored = true
-		ids := make([]string, len(deliveries))
-		for i, d := range deliveries {
-			ids[i] = d.DeviceID
-			s.hub.deliver(d.DeviceID, queue.Item{Seq: d.Seq, ID: qe.ID, From: qe.FromUsername,
-				FromDevice: qe.FromDevice, To: qe.ToUsername, TS: qe.TS, Body: qe.Body})
-		}
-		s.wakeups.wake(ids)
+		s.hub.Committed(qe, deliveries)
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"id": qe.ID, "ts": ts})
 	return nil

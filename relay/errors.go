@@ -67,6 +67,7 @@ const (
 	codeInternal
 	codeUnavailable
 	codeNotReady
+	codeShuttingDown
 	numCodes
 )
 
@@ -109,6 +110,7 @@ var codes = [numCodes]struct {
 	codeInternal:         {"internal", http.StatusInternalServerError, "the relay failed to handle this request"},
 	codeUnavailable:      {"unavailable", http.StatusServiceUnavailable, "the relay cannot reach its database right now; retry in a few seconds (a resent envelope keeps its id)"},
 	codeNotReady:         {"not_ready", http.StatusServiceUnavailable, "this instance should not take traffic yet"},
+	codeShuttingDown:     {"shutting_down", http.StatusServiceUnavailable, "this relay instance is shutting down; open the stream again (any instance will do)"},
 }
 
 // err is c's error with the default message.
@@ -146,6 +148,7 @@ var (
 	errUsernameTaken    = codeUsernameTaken.err()
 	errIDConflict       = codeIDConflict.err()
 	errUnavailable      = codeUnavailable.err()
+	errShuttingDown     = codeShuttingDown.err()
 )
 
 // The builders of the codes that carry a parameter.

@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -79,7 +80,28 @@ func withTimeouts(header, body, streamWrite time.Duration) option {
 // cheapArgon2 keeps tests fast; the production costs are in ADR 0005.
 var cheapArgon2 = devices.Argon2Params{Memory: 64, Time: 1, Threads: 1}
 
+// newTestServer is a served relay with its background work running, as in
+// production.
 func newTestServer(t *testing.T, opts ...option) *testServer {
+	t.Helper()
+	s := newTestServerWithoutRun(t, opts...)
+	errc := make(chan error, 1)
+	go func() { errc <- s.Relay.Run(context.Background()) }()
+	t.Cleanup(func() {
+		// Before newTestServerWithoutRun's cleanup and the database's:
+		// Run must have ended before they go.
+		if err := s.Relay.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		if err := <-errc; !errors.Is(err, relay.ErrClosed) {
+			t.Errorf("Run returned %v, want ErrClosed", err)
+		}
+	})
+	return s
+}
+
+// newTestServerWithoutRun is a served relay whose Run is left to the test.
+func newTestServerWithoutRun(t *testing.T, opts ...option) *testServer {
 	t.Helper()
 	pool, _ := testdb.Pool(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -103,7 +125,9 @@ func newTestServer(t *testing.T, opts ...option) *testServer {
 	hs := &httptest.Server{Listener: ln, Config: srv.HTTPServer()}
 	hs.Start()
 	t.Cleanup(func() {
-		srv.Close()
+		if err := srv.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
 		hs.Close()
 	})
 	return &testServer{URL: base, Pool: pool, Clock: clk, Relay: srv}

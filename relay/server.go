@@ -1,11 +1,12 @@
-// Package relay is the relay's HTTP API, its event-stream hub and the wiring
-// between them (docs/protocol.md is the contract).
+// Package relay is the relay's HTTP API and its event-stream writer, and the
+// wiring of the parts behind them (docs/protocol.md is the contract).
 //
 // The relay is a dumb pipe: it checks who is speaking (package devices),
 // checks the shape and clock of each envelope (package envelope), fans it
 // into per-device queues (package queue) and streams those queues to the
-// devices over Server-Sent Events. It never decrypts anything and never logs
-// an envelope body, a password, a session token or a key.
+// devices over Server-Sent Events, woken by package hub. It never decrypts
+// anything and never logs an envelope body, a password, a session token or
+// a key.
 package relay
 
 import (
@@ -32,6 +33,7 @@ import (
 
 	"relay/devices"
 	"relay/envelope"
+	"relay/hub"
 	"relay/migrations"
 	"relay/queue"
 	"relay/webclient"
@@ -133,8 +135,8 @@ func DefaultConfig() Config {
 	}
 }
 
-// Server is the relay's HTTP side. Create it with New, serve Handler, and
-// call Close when done.
+// Server is the relay's HTTP side. Create it with New, serve Handler, run
+// Run for the background work, and call BeginClose and Close when done.
 type Server struct {
 	pool    *pgxpool.Pool
 	log     *slog.Logger
@@ -144,8 +146,7 @@ type Server struct {
 	secure  bool // cookies get the Secure attribute
 
 	accounts   *devices.Store
-	hub        *hub
-	wakeups    *bus
+	hub        *hub.Hub
 	metrics    *metrics
 	limits     *buckets[int64]  // envelopes per account
 	authLimits *buckets[string] // logins and registrations per client address
@@ -154,11 +155,23 @@ type Server struct {
 
 	committer *queue.Committer
 
-	closing     chan struct{}      // closed by Close: streams end, janitor stops
-	stopWorkers context.CancelFunc // stops the dispatcher and the committer
-	wg          sync.WaitGroup
-	once        sync.Once
+	// background are the loops Run starts, each until its context ends;
+	// New lists them, and a new one is one more entry.
+	background []func(context.Context)
+	// closeWait bounds how long Close waits for the streams and Run.
+	closeWait time.Duration
+
+	mu      sync.Mutex         // guards the following
+	closed  bool               // BeginClose was called: no new stream, no Run
+	running bool               // Run was called
+	stopRun context.CancelFunc // ends Run; nil until Run is called
+	closing chan struct{}      // closed with closed: open streams end
+	wg      sync.WaitGroup     // open streams and Run; Add only under mu, while !closed
 }
+
+// ErrClosed is returned by Run once Close has been called, and wrapped by
+// Close when its wait ran out.
+var ErrClosed = errors.New("relay: server closed")
 
 // New checks cfg and returns a Server. It does not touch the database.
 func New(cfg Config) (*Server, error) {
@@ -217,21 +230,28 @@ func New(cfg Config) (*Server, error) {
 		pool: cfg.Pool, log: cfg.Logger, now: cfg.Now, cfg: cfg,
 		origins: origins, secure: base.Scheme == "https",
 		accounts:   store,
-		hub:        newHub(),
+		hub:        hub.New(hub.Config{Pool: cfg.Pool, Logger: cfg.Logger, States: store, Notify: !cfg.DisableNotify, CatchUp: cfg.CatchUp}),
 		limits:     newBuckets[int64](cfg.RatePerMinute),
 		authLimits: newBuckets[string](cfg.AuthPerMinute),
 		userLimits: newBuckets[string](cfg.AuthPerUserPerMinute),
 		closing:    make(chan struct{}),
 	}
-	s.wakeups = newBus(cfg.Pool, s.hub, cfg.Logger, !cfg.DisableNotify)
-	s.hub.dispatch = newDispatcher(cfg.Pool, cfg.Logger)
 	s.committer = queue.NewCommitter(cfg.Pool, cfg.CommitWorkers, cfg.MaxGroup)
 	s.metrics = newMetrics(s)
 	s.committer.Grouped = func(n int) { s.metrics.groups.Observe(float64(n)) }
-	var wctx context.Context
-	wctx, s.stopWorkers = context.WithCancel(context.Background())
-	go s.hub.dispatch.run(wctx)
-	go s.committer.Run(wctx)
+	s.background = []func(context.Context){
+		s.hub.Run,       // wake-ups across instances, the dispatcher, the catch-up check
+		s.committer.Run, // group commit (ADR 0018)
+		every(time.Minute, s.housekeeping),
+		// A loop of its own: a purge of a large queue may take long, and
+		// must not hold up housekeeping or the hub's catch-up check.
+		every(cfg.PurgeInterval, s.PurgeQueues),
+		s.refreshGauges, // relay_queue_depth, so that a scrape runs no query
+	}
+	// A stream's last write (event: shutdown) may take StreamWriteTimeout;
+	// everything else ends within moments of its context, and 5 s more
+	// covers a group commit in flight on a slow database.
+	s.closeWait = cfg.StreamWriteTimeout + 5*time.Second
 	s.router = s.routes()
 	return s, nil
 }
@@ -241,6 +261,23 @@ func orDefault[T comparable](v *T, def T) {
 	var zero T
 	if *v == zero {
 		*v = def
+	}
+}
+
+// every returns a loop that runs f at once and then every d until its
+// context ends.
+func every(d time.Duration, f func(context.Context)) func(context.Context) {
+	return func(ctx context.Context) {
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			f(ctx)
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
 	}
 }
 
@@ -343,47 +380,46 @@ func (s *Server) Handler() http.Handler {
 }
 
 // Run does the relay's background work until ctx ends or Close is called:
-// cross-instance notifications (ADR 0016), the catch-up check of every
-// stream, and housekeeping (expired sessions and idempotency records).
-func (s *Server) Run(ctx context.Context) {
-	s.wg.Add(1)
-	defer s.wg.Done()
+// group commit (ADR 0018), the hub's wake-ups across instances and
+// catch-up check (ADR 0016), housekeeping (expired sessions and
+// idempotency records), the queue purge and the gauges that need the
+// database (relay_queue_depth). It returns only when every
+// goroutine it started has ended: ErrClosed after Close, ctx's error
+// otherwise. Call it once; New starts nothing.
+//
+// The Handler works without Run, before it starts and after it returns:
+// envelopes are then committed one at a time, streams read their queues
+// themselves, and other instances are not woken (their catch-up check
+// delivers).
+func (s *Server) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() {
-		select {
-		case <-s.closing:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	go s.refreshGauges(ctx)
-	if s.wakeups.enabled {
-		go s.wakeups.send(ctx)
-		go s.wakeups.listen(ctx)
+	s.mu.Lock()
+	switch {
+	case s.closed:
+		s.mu.Unlock()
+		return ErrClosed
+	case s.running:
+		s.mu.Unlock()
+		return errors.New("relay: Run called twice")
 	}
-	house := time.NewTicker(time.Minute)
-	defer house.Stop()
-	catch := time.NewTicker(s.cfg.CatchUp)
-	defer catch.Stop()
-	purge := time.NewTicker(s.cfg.PurgeInterval)
-	defer purge.Stop()
-	s.housekeeping(ctx)
-	s.PurgeQueues(ctx)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-house.C:
-			s.housekeeping(ctx)
-		case <-purge.C:
-			s.PurgeQueues(ctx)
-		case <-catch.C:
-			if err := s.catchUp(ctx); err != nil && ctx.Err() == nil {
-				s.log.Warn("catch-up check failed", "err", err)
-			}
-		}
+	s.running = true
+	s.stopRun = cancel
+	s.wg.Add(1)
+	s.mu.Unlock()
+	defer s.wg.Done()
+
+	var wg sync.WaitGroup
+	for _, loop := range s.background {
+		wg.Go(func() { loop(ctx) })
 	}
+	wg.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	return ctx.Err()
 }
 
 // PurgeQueues applies the queue limits now (Run does it every
@@ -418,12 +454,55 @@ func (s *Server) housekeeping(ctx context.Context) {
 	s.userLimits.sweep(s.now())
 }
 
-// Close ends every open stream with event: shutdown and stops Run. It waits
-// for the streams to finish; the caller shuts down the http.Server.
-func (s *Server) Close() {
-	s.once.Do(func() { close(s.closing) })
-	s.wg.Wait()
-	s.stopWorkers()
+// BeginClose refuses new event streams (503 shutting_down) and ends every
+// open one with event: shutdown (docs/protocol.md). It returns at once;
+// other requests are still served, so that an http.Server can drain them.
+func (s *Server) BeginClose() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.closed = true
+		close(s.closing)
+	}
+}
+
+// Close calls BeginClose, stops Run, and waits until every stream and
+// every goroutine of Run has ended, for at most StreamWriteTimeout plus
+// 5 s; when that runs out it returns an error wrapping ErrClosed. The
+// caller shuts the http.Server down, best between BeginClose and Close.
+func (s *Server) Close() error {
+	s.BeginClose()
+	s.mu.Lock()
+	stop := s.stopRun
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait() // no Add can follow: closed is set
+		close(done)
+	}()
+	t := time.NewTimer(s.closeWait)
+	defer t.Stop()
+	select {
+	case <-done:
+		return nil
+	case <-t.C:
+		return fmt.Errorf("%w, but streams or background work still run after %s", ErrClosed, s.closeWait)
+	}
+}
+
+// enterStream counts a new event stream in s.wg, unless BeginClose was
+// called: then it reports false and the stream must be refused.
+func (s *Server) enterStream() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.wg.Add(1)
+	return true
 }
 
 type requestIDKey struct{}

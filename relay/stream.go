@@ -13,19 +13,38 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"relay/hub"
 	"relay/queue"
 )
 
 const (
 	// replayBatch is how many queue rows one read fetches.
 	replayBatch = 500
+	// eventShutdown ends every stream when the relay closes; the hub's
+	// reasons end single streams.
+	eventShutdown = "shutdown"
 )
+
+// errClosing stops a stream's reads once the relay is closing: it then
+// gets event: shutdown instead of the rest of its replay.
+var errClosing = errors.New("the relay is closing")
 
 // GET /api/events: the device's queue as Server-Sent Events
 // (docs/protocol.md, "Event stream"): replay of what is queued after
 // Last-Event-ID, then "ready", then live envelopes as they commit, with
 // pings in between.
 func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	// Once Close has begun no stream starts; Close waits for every stream
+	// counted here.
+	if !s.enterStream() {
+		return errShuttingDown
+	}
+	handedOver := false // the live goroutine owns the count
+	defer func() {
+		if !handedOver {
+			s.wg.Done()
+		}
+	}()
 	ctx := r.Context()
 	_, dev, err := s.speaker(r, true)
 	if err != nil {
@@ -47,15 +66,13 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	// Attach before reading the head: an envelope committed from here on
 	// either has a seq up to the head (and is in the replay) or wakes the
 	// live loop.
-	st := s.hub.attach(dev, gen)
-	s.wakeups.announce(dev, gen)
+	st := s.hub.Open(dev, gen)
 
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no") // tell proxies not to buffer the stream
 
-	s.wg.Add(1)
 	if conn, out := hijackStream(w, r, s.cfg.StreamWriteTimeout); conn != nil {
 		// HTTP/1.x: the stream takes the connection over. The replay runs
 		// here; the live part runs in a goroutine of its own and the
@@ -74,26 +91,26 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 				}
 			}
 		}()
-		sm := &streamer{s: s, st: st, out: out, last: last, reqID: requestID(r)}
+		sm := &streamer{s: s, st: st, device: dev, out: out, last: last, reqID: requestID(r)}
 		done := func() {
 			cancel()
 			conn.Close()
-			s.hub.detach(st)
-			s.wg.Done()
+			s.hub.Detach(st)
 		}
 		if !sm.replay(sctx) {
 			done()
 			return nil
 		}
+		handedOver = true
 		go func() {
+			defer s.wg.Done()
 			defer done()
 			sm.live(sctx)
 		}()
 		return nil
 	}
 	// HTTP/2 cannot hand its connection over: stream from the handler.
-	defer s.wg.Done()
-	defer s.hub.detach(st)
+	defer s.hub.Detach(st)
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	out := &sseWriter{send: func(p []byte) error {
@@ -105,7 +122,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 		}
 		return rc.Flush()
 	}}
-	sm := &streamer{s: s, st: st, out: out, last: last, reqID: requestID(r)}
+	sm := &streamer{s: s, st: st, device: dev, out: out, last: last, reqID: requestID(r)}
 	if sm.replay(ctx) {
 		sm.live(ctx)
 	}
@@ -142,12 +159,13 @@ func hijackStream(w http.ResponseWriter, r *http.Request, writeTimeout time.Dura
 
 // streamer writes one device's event stream.
 type streamer struct {
-	s     *Server
-	st    *stream
-	out   *sseWriter
-	last  int64 // the last seq written
-	ready bool  // past ready: envelopes count for the delivery latency
-	reqID string
+	s      *Server
+	st     *hub.Stream
+	device string
+	out    *sseWriter
+	last   int64 // the last seq written
+	ready  bool  // past ready: envelopes count for the delivery latency
+	reqID  string
 }
 
 // write sends rows after last, in order; rows at or below last (handed
@@ -165,19 +183,24 @@ func (m *streamer) write(items []queue.Item) error {
 			m.s.metrics.delivery.Observe(time.Since(time.UnixMilli(items[i].TS)).Seconds())
 		}
 	}
-	m.st.sent.Store(m.last)
-	m.st.advanceQueued(m.last)
+	m.st.Wrote(m.last)
 	return nil
 }
 
 // pump sends the queue rows with last < seq <= upTo, in order. While it
-// writes one batch, the next is already being read.
+// writes one batch, the next is already being read. It stops with
+// errClosing between batches once the relay is closing.
 func (m *streamer) pump(ctx context.Context, upTo int64) error {
 	next := m.read(ctx, m.last, upTo)
 	for {
 		res := <-next
 		if res.err != nil {
 			return res.err
+		}
+		select {
+		case <-m.s.closing:
+			return errClosing
+		default:
 		}
 		full := len(res.items) == replayBatch
 		if full {
@@ -201,14 +224,19 @@ type readResult struct {
 func (m *streamer) read(ctx context.Context, after, upTo int64) <-chan readResult {
 	c := make(chan readResult, 1) // the reader never waits for the writer
 	go func() {
-		items, err := queue.Read(ctx, m.s.pool, m.st.device, after, upTo, replayBatch)
+		items, err := queue.Read(ctx, m.s.pool, m.device, after, upTo, replayBatch)
 		c <- readResult{items, err}
 	}()
 	return c
 }
 
-// end logs why a stream ended, unless its client left.
+// end ends the stream for err: with event: shutdown when the relay is
+// closing, else with a log line unless its client left.
 func (m *streamer) end(ctx context.Context, err error) {
+	if errors.Is(err, errClosing) {
+		_ = m.out.event(eventShutdown, 0, struct{}{})
+		err = m.out.flush()
+	}
 	if err != nil && ctx.Err() == nil {
 		m.s.log.Warn("stream ended", "request_id", m.reqID, "err", err)
 	}
@@ -220,7 +248,7 @@ func (m *streamer) replay(ctx context.Context) bool {
 	// Every row with seq <= head is committed: seq is taken under the
 	// device row's lock, which is held to commit (ADR 0002). So after the
 	// replay the device has everything up to head, or ACKed it earlier.
-	qs, err := queue.State(ctx, m.s.pool, m.st.device)
+	qs, err := queue.State(ctx, m.s.pool, m.device)
 	head := qs.Seq
 	if err == nil && m.last < qs.PurgedSeq {
 		// The relay deleted envelopes this device had not received
@@ -232,8 +260,6 @@ func (m *streamer) replay(ctx context.Context) bool {
 	}
 	if err == nil {
 		m.last = head
-		m.st.sent.Store(head)
-		m.st.queued.Store(head)
 		err = m.out.event("ready", 0, map[string]int64{"seq": head})
 	}
 	if err == nil {
@@ -244,7 +270,7 @@ func (m *streamer) replay(ctx context.Context) bool {
 		return false
 	}
 	m.ready = true
-	m.st.live.Store(true)
+	m.st.Live(head)
 	// Rows committed between the replay and now have woken the stream
 	// directly (it was not live yet); its wake channel holds that.
 	return true
@@ -260,17 +286,16 @@ func (m *streamer) live(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-m.st.done:
-			_ = m.out.event(m.st.reason, 0, struct{}{})
+		case <-m.st.Done():
+			_ = m.out.event(m.st.Reason(), 0, struct{}{})
 			m.end(ctx, m.out.flush())
 			return
 		case <-m.s.closing:
-			_ = m.out.event(eventShutdown, 0, struct{}{})
-			m.end(ctx, m.out.flush())
+			m.end(ctx, errClosing)
 			return
-		case <-m.st.wake:
+		case <-m.st.Wake():
 			err = m.pump(ctx, math.MaxInt64)
-		case batch := <-m.st.items:
+		case batch := <-m.st.Items():
 			// Rows handed over for this stream. A gap before them (an
 			// earlier hand-over that did not happen) is read here first.
 			if first := batch[0].Seq; first > m.last+1 {

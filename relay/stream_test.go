@@ -358,14 +358,88 @@ func TestAck(t *testing.T) {
 	}
 }
 
+// TestShutdownEndsStreams: once BeginClose is called every open stream
+// ends with event: shutdown, and a new one is refused with 503
+// shutting_down (the same request was a stream before: the control), while
+// other requests are still served for the http.Server to drain.
 func TestShutdownEndsStreams(t *testing.T) {
 	s := newTestServer(t)
 	bob := s.register(t, "bob", 1)
 	f := follow(t, bob.device(0), "")
 	f.expectReady(t, 0)
-	s.Relay.Close()
+	s.Relay.BeginClose()
 	if e := f.next(t); e.Name != "shutdown" {
 		t.Fatalf("got %+v, want shutdown", e)
+	}
+	a := raw(t, bob.device(0), "GET", "/api/events?device="+bob.Devices[0], nil, nil)
+	if a.Status != http.StatusServiceUnavailable || a.code() != "shutting_down" {
+		t.Fatalf("a stream opened while closing: %d %s", a.Status, a.Raw)
+	}
+	if _, err := bob.Client.Devices(context.Background()); err != nil {
+		t.Fatalf("another request while closing: %v", err)
+	}
+	if err := s.Relay.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCatchUpRunsDuringPurge: a purge held up (here by a lock on the queue
+// table) does not hold up the catch-up check. A row written behind the
+// relay's back, as by an instance whose notification was lost, still
+// reaches the open stream, while the purge Run started waits on the lock:
+// when both shared one loop, the catch-up waited for the purge.
+func TestCatchUpRunsDuringPurge(t *testing.T) {
+	s := newTestServerWithoutRun(t, func(c *relay.Config) {
+		c.CatchUp = 50 * time.Millisecond
+		c.DisableNotify = true // else the listener's first wake-up reads the row
+	})
+	ctx := context.Background()
+	alice := s.register(t, "alice", 1)
+	bob := s.register(t, "bob", 1)
+	f := follow(t, bob.device(0), "")
+	f.expectReady(t, 0)
+	for _, q := range []string{
+		`UPDATE devices SET seq = 1 WHERE id = $1`,
+		`INSERT INTO queue (device_id, seq, envelope_id, from_username, from_device, to_username, ts, body)
+			VALUES ($1, 1, $2, 'alice', $3, 'bob', $4, '\x01')`,
+	} {
+		args := []any{bob.Devices[0]}
+		if strings.HasPrefix(q, "INSERT") {
+			args = append(args, s.newID(), alice.Devices[0], s.Clock.Now().UnixMilli())
+		}
+		if _, err := s.Pool.Exec(ctx, q, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// SHARE mode: reads go on, the purge's DELETE waits.
+	tx, err := s.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // a no-op once rolled back
+	if _, err := tx.Exec(ctx, `LOCK TABLE queue IN SHARE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- s.Relay.Run(runCtx) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for s.count(t, `SELECT count(*) FROM pg_locks WHERE relation = 'queue'::regclass AND NOT granted`) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the purge did not wait on the lock")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	f.expectEnvelopes(t, 1, 1)
+	if n := s.count(t, `SELECT count(*) FROM pg_locks WHERE relation = 'queue'::regclass AND NOT granted`); n == 0 {
+		t.Fatal("the purge was no longer waiting: the test proved nothing")
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run: %v", err)
 	}
 }
 

@@ -391,7 +391,6 @@ func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger
 	defer stopMetrics()
 	hs := srv.HTTPServer()
 	hs.TLSConfig = tlsConf
-	go srv.Run(ctx)
 	if o.debugListen != "" {
 		// pprof for profiling before optimising (docs/performance.md);
 		// its own listener, never on the public address.
@@ -406,6 +405,9 @@ func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger
 		go http.Serve(dl, mux) //nolint:errcheck // ends with the process
 		log.Info("pprof", "addr", dl.Addr().String())
 	}
+	// Not ctx: group commit and wake-ups to other instances go on while
+	// requests drain after the signal; Close stops them.
+	go srv.Run(context.WithoutCancel(ctx)) //nolint:errcheck // Close reports what matters
 	errc := make(chan error, 1)
 	go func() {
 		if tlsConf != nil {
@@ -422,16 +424,23 @@ func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger
 
 	select {
 	case err := <-errc:
-		return err
+		return errors.Join(err, srv.Close())
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
-	// End the streams first (each gets event: shutdown); Shutdown would
-	// otherwise wait for them. Then drain other requests for up to 10 s.
-	srv.Close()
+	// Refuse new streams and end the open ones (each gets event:
+	// shutdown) first: Shutdown does not see the streams that took their
+	// connection over, and would wait for the others.
+	srv.BeginClose()
+	// Then stop listening and drain the other requests, for up to 10 s:
+	// a send takes well under a second, and an orchestrator's grace
+	// period is commonly 30 s.
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return hs.Shutdown(sctx)
+	err = hs.Shutdown(sctx)
+	// Last, stop the background work and wait for it and for the streams'
+	// last writes (Close has its own bound).
+	return errors.Join(err, srv.Close())
 }
 
 // serveMetrics serves the relay's metrics on their own listener at addr
