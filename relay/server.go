@@ -270,7 +270,7 @@ func every(d time.Duration, f func(context.Context)) func(context.Context) {
 	return func(ctx context.Context) {
 		t := time.NewTicker(d)
 		defer t.Stop()
-		for {
+		for ctx.Err() == nil {
 			f(ctx)
 			select {
 			case <-ctx.Done():
