@@ -1,12 +1,16 @@
 package relay_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestHostileJSON posts malformed, truncated, oversized, wrongly typed,
@@ -77,4 +81,59 @@ func TestHostileJSON(t *testing.T) {
 	// The control: the same client and headers do get through with a
 	// well-formed body.
 	s.send(t, alice.device(0), "bob", "fine")
+}
+
+// TestHostilePaths sends request targets byte for byte as written:
+// overlong UTF-8 dots and slashes, invalid UTF-8, encoded dots, slashes
+// and backslashes, a NUL. None names a file of the web client, so each is
+// 404 (docs/protocol.md, "Other paths"), never a 5xx; fs.Sub's error for
+// a name that is not valid UTF-8 used to be a 500. The control: a file of
+// the client asked for the same way is 200.
+func TestHostilePaths(t *testing.T) {
+	s := newTestServer(t)
+	host := strings.TrimPrefix(s.URL, "http://")
+	get := func(target string) (int, string) {
+		t.Helper()
+		conn, err := net.Dial("tcp", host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", target, host); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", target, err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	for _, target := range []string{
+		"/%c0%ae%c0%ae/%c0%ae%c0%ae/etc/passwd",
+		"/%c0%ae%c0%ae/%c0%ae%c0%ae/app.js",
+		"/%c0%af..%c0%afapp.js",
+		"/%e0%80%ae%e0%80%ae/etc/passwd",
+		"/%ff",
+		"/app.js%ff",
+		"/app.js%00",
+		"/..%2f..%2fetc%2fpasswd",
+		"/%2e%2e/%2e%2e/etc/passwd",
+		"/../../etc/passwd",
+		"/..%5c..%5cetc%5cpasswd",
+		"/static/app.js",
+		"/nope.js",
+	} {
+		if status, body := get(target); status != http.StatusNotFound {
+			t.Errorf("GET %s: %d %q, want 404", target, status, body)
+		}
+	}
+	if status, body := get("/app.js"); status != http.StatusOK || !strings.Contains(body, "import") {
+		t.Errorf("GET /app.js: %d, want 200 and the script", status)
+	}
+	if status, _ := get("/"); status != http.StatusOK {
+		t.Errorf("GET /: %d, want 200", status)
+	}
 }
