@@ -272,6 +272,11 @@ func (s *Store) AddDevice(ctx context.Context, accountID int64, name string, pub
 // MaxDevices is how many live devices an account may have.
 func (s *Store) MaxDevices() int { return s.maxDevices }
 
+// PasswordHashes is how many argon2id computations the store has run: one
+// per registration and one per login that reaches the password check,
+// whether the username exists or not.
+func (s *Store) PasswordHashes() int64 { return s.pw.runs.Load() }
+
 // PurgeRevoked deletes the rows of devices revoked before before. Their
 // queues went at revocation; an id that is gone is refused like a revoked
 // one, and ids are never issued twice.

@@ -31,6 +31,11 @@ func TestPasswordHash(t *testing.T) {
 	if ok, err := h.verify(ctx, "", ""); ok || err != nil {
 		t.Fatalf("dummy: %v %v", ok, err)
 	}
+	// Four computations: the hash and three checks, the dummy's included;
+	// the dummy's own hash at start is not counted.
+	if n := h.runs.Load(); n != 4 {
+		t.Fatalf("%d argon2id runs counted, want 4", n)
+	}
 	// Hashes made with other costs still verify: the costs are in the hash.
 	h2, _ := newHasher(Argon2Params{Memory: 128, Time: 2, Threads: 1}, 1)
 	if ok, err := h2.verify(ctx, "secret password", stored); !ok || err != nil {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 	"net/netip"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -127,6 +129,67 @@ func TestLoginLogout(t *testing.T) {
 		t.Fatalf("%d session rows after logout, want 1", n)
 	}
 	wantCode(t, alice.Client.Logout(ctx), "unauthenticated")
+}
+
+// TestLoginFailuresCostTheSame: a login for an unknown username runs
+// argon2id once, against the dummy hash, as a wrong password for a known
+// one does, under the same per-username throttle, and gets the same bytes
+// (ADR 0005): neither the answer nor the work tells whether the username
+// exists. The work is counted, not timed. The controls: the right
+// password costs one hash too, and an attempt refused before the password
+// check (throttled, or a malformed username, under which no account can
+// exist) costs none, so the counter counts hashing and nothing else.
+func TestLoginFailuresCostTheSame(t *testing.T) {
+	s := newTestServer(t, withAuthRates(10000, 1))
+	s.register(t, "alice", 0)
+	hashes := func() float64 {
+		t.Helper()
+		v, err := strconv.ParseFloat(s.metric(t, "relay_password_hashes_total"), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	// login answers one attempt and says how many hashes it cost.
+	login := func(username, pw string) (answer, float64) {
+		t.Helper()
+		before := hashes()
+		a := raw(t, relayclient.New(s.URL), "POST", "/api/sessions", map[string]string{"Origin": s.URL},
+			map[string]string{"username": username, "password": pw})
+		return a, hashes() - before
+	}
+	headers := func(a answer) http.Header {
+		h := a.Header.Clone()
+		h.Del("Date")
+		h.Del("X-Request-Id")
+		return h
+	}
+
+	wrong, n := login("alice", "wrong password")
+	if wrong.Status != 401 || wrong.code() != "bad_credentials" || n != 1 {
+		t.Fatalf("wrong password: %d %s after %v hashes, want 401 bad_credentials after 1", wrong.Status, wrong.Raw, n)
+	}
+	unknown, n := login("nobody", "wrong password")
+	if n != 1 {
+		t.Fatalf("unknown username: %v hashes, want 1 like a wrong password", n)
+	}
+	if unknown.Status != wrong.Status || string(unknown.Raw) != string(wrong.Raw) || !reflect.DeepEqual(headers(unknown), headers(wrong)) {
+		t.Fatalf("unknown username: %d %v %s; wrong password: %d %v %s", unknown.Status, headers(unknown), unknown.Raw,
+			wrong.Status, headers(wrong), wrong.Raw)
+	}
+	// Each username has had its one attempt of the minute, known or not.
+	for _, u := range []string{"alice", "nobody"} {
+		if a, n := login(u, "wrong password"); a.code() != "too_many_attempts" || n != 0 {
+			t.Errorf("%s again: %d %s after %v hashes, want too_many_attempts after none", u, a.Status, a.Raw, n)
+		}
+	}
+	if a, n := login("No-Body", "wrong password"); a.code() != "bad_credentials" || n != 0 {
+		t.Errorf("malformed username: %d %s after %v hashes, want bad_credentials after none", a.Status, a.Raw, n)
+	}
+	s.Clock.Advance(time.Minute)
+	if a, n := login("alice", password); a.Status != 200 || n != 1 {
+		t.Errorf("right password: %d %s after %v hashes, want 200 after 1", a.Status, a.Raw, n)
+	}
 }
 
 func TestSessionExpires(t *testing.T) {

@@ -67,6 +67,8 @@ func newMetrics(s *Server) *metrics {
 			func() float64 { return float64(m.queueDepth.Load()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "relay_accept_group_failures_total", Help: "Group commits that failed as a whole; their envelopes were then accepted one by one."},
 			func() float64 { return float64(s.committer.Failed()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "relay_password_hashes_total", Help: "argon2id computations: one per registration and per login that reaches the password check, known username or not."},
+			func() float64 { return float64(s.accounts.PasswordHashes()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "relay_notify_received_total", Help: "Notifications received from other instances."},
 			func() float64 { return float64(s.hub.NotifyReceived()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "relay_notify_dropped_total", Help: "Wake-ups not sent to other instances because the queue was full (the catch-up check delivers them)."},
