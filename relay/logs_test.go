@@ -2,51 +2,128 @@ package relay_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"relay/relay"
+	"relay/relayclient"
 )
 
 // TestLogsHoldNoSecrets runs every kind of request with debug logging and
-// looks for passwords, tokens, keys and bodies in the log.
+// looks for passwords, tokens, keys, bodies, usernames and device ids in
+// the log. Usernames and ids go in request bodies, in X-Device, in
+// ?device= and in paths, of routes (a lookup, a revocation, a 405, a
+// preflight, a 500) and of no route; the access log names each request by
+// its route's pattern or a web client file, never by its path (ADR 0025).
 func TestLogsHoldNoSecrets(t *testing.T) {
 	var logs relay.SyncBuffer
 	s := newTestServer(t, func(c *relay.Config) {
 		c.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
 	ctx := context.Background()
-	alice := s.register(t, "alice", 1)
-	bob := s.register(t, "bob", 1)
-	if _, err := bob.Client.Login(ctx, "bob", password); err != nil {
+	// Names nothing in the relay says by itself.
+	const aliceName, bobName, nobody = "zq_alice_7c1", "zq_bob_7c1", "zq_nobody_7c1"
+	origin := map[string]string{"Origin": s.URL}
+	alice := s.register(t, aliceName, 1)
+	bob := s.register(t, bobName, 2)
+	if _, err := bob.Client.Login(ctx, bobName, password); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := relayclient.New(s.URL).Login(ctx, nobody, password); relayclient.Code(err) != "bad_credentials" {
+		t.Fatalf("login of an unknown username: %v", err)
+	}
 	body := "secret-ciphertext-marker-7f3a"
-	s.send(t, alice.device(0), "bob", body)
+	s.send(t, alice.device(0), bobName, body)
 	f := follow(t, bob.device(0), "")
 	f.expectEnvelopes(t, 1, 1)
 	f.expectReady(t, 1)
 	if err := bob.device(0).Ack(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	key, _ := alice.Client.Lookup(ctx, "bob")
+	key, _ := alice.Client.Lookup(ctx, bobName)
+	_, err := alice.Client.Lookup(ctx, nobody)
+	wantCode(t, err, "unknown_account")
 	u, _ := url.Parse(s.URL)
 	token := alice.Client.HTTP.Jar.Cookies(u)[0].Value
 
-	out := logs.String()
-	if !strings.Contains(out, `"path":"/api/messages"`) {
-		t.Fatalf("the log has no request lines; the test would prove nothing:\n%s", out)
+	// Bob revokes his second device, then its id is refused everywhere.
+	revoked := bob.Devices[1]
+	if err := bob.Client.Revoke(ctx, revoked); err != nil {
+		t.Fatal(err)
 	}
-	for name, secret := range map[string]string{
-		"password":        password,
-		"session token":   token,
-		"body":            body,
-		"body in base64":  b64([]byte(body)),
-		"public key":      b64(key.PublicKey),
-		"device id query": "device=" + bob.Devices[0],
+	wantCode(t, bob.Client.Revoke(ctx, revoked), "unknown_device")
+	for _, a := range []answer{
+		raw(t, bob.Client, "GET", "/api/events?device="+revoked, nil, nil),
+		raw(t, bob.Client, "POST", "/api/ack", map[string]string{"Origin": s.URL, "X-Device": revoked}, map[string]int{"upTo": 1}),
 	} {
+		if a.code() != "device_forbidden" {
+			t.Fatalf("with the revoked id: %d %s", a.Status, a.Raw)
+		}
+	}
+	// Paths with a username or an id that no route answers as they are.
+	for _, req := range [][2]string{
+		{"POST", "/api/accounts/" + bobName},   // 405
+		{"OPTIONS", "/api/devices/" + revoked}, // the router's preflight answer
+		{"GET", "/api/accounts/" + bobName + "/"},
+		{"GET", "/api/devices/" + bob.Devices[0] + "/x"},
+		{"GET", "/api/" + nobody},
+		{"GET", "/" + aliceName},
+		{"GET", "/" + bob.Devices[0] + "/../app.js"},
+	} {
+		raw(t, alice.Client, req[0], req[1], origin, nil)
+	}
+	// A stream's line comes when its handler returns, after the replay,
+	// which may be after the client has seen ready.
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(logs.String(), `"path":"/api/events","status":200`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no log line for the stream:\n%s", logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// A failure is logged with its route: the database loses a table.
+	if _, err := s.Pool.Exec(ctx, `ALTER TABLE accounts RENAME TO accounts_gone`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = alice.Client.Lookup(ctx, bobName)
+	wantCode(t, err, "internal")
+
+	out := logs.String()
+	// The controls: request lines are there, named by route or file, so
+	// the search below could find what it looks for.
+	for _, want := range []string{
+		`"path":"/api/messages"`,
+		`"method":"GET","path":"/api/accounts/:username","status":200`,
+		`"method":"GET","path":"/api/accounts/:username","status":404`,
+		`"method":"POST","path":"/api/accounts/:username","status":405`,
+		`"method":"OPTIONS","path":"/api/devices/:id"`,
+		`"method":"DELETE","path":"/api/devices/:id","status":204`,
+		`"msg":"request failed","request_id":`,
+		`"method":"GET","path":"/app.js","status":200`,
+		`"path":"(unmatched)"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the log lacks %s:\n%s", want, out)
+		}
+	}
+	secrets := map[string]string{
+		"password":       password,
+		"session token":  token,
+		"body":           body,
+		"body in base64": b64([]byte(body)),
+		"public key":     b64(key.PublicKey),
+		"username":       aliceName,
+		"other username": bobName,
+		"unknown name":   nobody,
+	}
+	for i, id := range append(alice.Devices, bob.Devices...) {
+		secrets[fmt.Sprintf("device id %d", i)] = id
+	}
+	for name, secret := range secrets {
 		if strings.Contains(out, secret) {
 			t.Errorf("the log holds the %s", name)
 		}

@@ -152,6 +152,7 @@ type Server struct {
 	authLimits *buckets[string] // logins and registrations per client address
 	userLimits *buckets[string] // logins per username
 	router     *httprouter.Router
+	patterns   routePatterns // the router's, for the access log
 
 	committer *queue.Committer
 
@@ -283,19 +284,25 @@ func every(d time.Duration, f func(context.Context)) func(context.Context) {
 
 func (s *Server) routes() *httprouter.Router {
 	r := httprouter.New()
-	r.POST("/api/accounts", s.handle(s.createAccount))
-	r.GET("/api/accounts/:username", s.handle(s.getAccount))
-	r.POST("/api/sessions", s.handle(s.login))
-	r.DELETE("/api/sessions", s.handle(s.logout))
-	r.POST("/api/devices", s.handle(s.addDevice))
-	r.GET("/api/devices", s.handle(s.listDevices))
-	r.DELETE("/api/devices/:id", s.handle(s.revokeDevice))
-	r.GET("/api/contacts", s.handle(s.listContacts))
-	r.POST("/api/messages", s.handle(s.send))
-	r.POST("/api/ack", s.handle(s.ack))
-	r.GET("/api/events", s.handle(s.events))
-	r.GET("/healthz", s.handle(s.healthz))
-	r.GET("/readyz", s.handle(s.readyz))
+	// Each pattern is also kept for the access log, which records it
+	// instead of the path (accesslog.go).
+	route := func(method, pattern string, h httprouter.Handle) {
+		r.Handle(method, pattern, h)
+		s.patterns.add(pattern)
+	}
+	route(http.MethodPost, "/api/accounts", s.handle(s.createAccount))
+	route(http.MethodGet, "/api/accounts/:username", s.handle(s.getAccount))
+	route(http.MethodPost, "/api/sessions", s.handle(s.login))
+	route(http.MethodDelete, "/api/sessions", s.handle(s.logout))
+	route(http.MethodPost, "/api/devices", s.handle(s.addDevice))
+	route(http.MethodGet, "/api/devices", s.handle(s.listDevices))
+	route(http.MethodDelete, "/api/devices/:id", s.handle(s.revokeDevice))
+	route(http.MethodGet, "/api/contacts", s.handle(s.listContacts))
+	route(http.MethodPost, "/api/messages", s.handle(s.send))
+	route(http.MethodPost, "/api/ack", s.handle(s.ack))
+	route(http.MethodGet, "/api/events", s.handle(s.events))
+	route(http.MethodGet, "/healthz", s.handle(s.healthz))
+	route(http.MethodGet, "/readyz", s.handle(s.readyz))
 	client := webclient.Handler()
 	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/api/") {
@@ -342,6 +349,7 @@ func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := s.now()
 		id := newRequestID()
+		path := r.URL.Path // before the router's redirects rewrite it
 		r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
 		sw := &statusWriter{ResponseWriter: w}
 		h := w.Header()
@@ -372,9 +380,10 @@ func (s *Server) Handler() http.Handler {
 		if sw.status != 0 {
 			s.metrics.requests.WithLabelValues(strconv.Itoa(sw.status/100) + "xx").Inc()
 		}
-		// The path only: a query could carry a device id, and nothing
-		// here ever logs a body, a cookie or a header value.
-		s.log.Info("request", "request_id", id, "method", r.Method, "path", r.URL.Path,
+		// The route, never the path or the query: either can carry a
+		// username or a device id (ADR 0025). Nothing here ever logs a
+		// body, a cookie or a header value.
+		s.log.Info("request", "request_id", id, "method", r.Method, "path", s.logPath(path),
 			"status", sw.status, "duration_ms", s.now().Sub(start).Milliseconds())
 	})
 }
@@ -560,7 +569,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.metrics.rejected.WithLabelValues(ae.code).Inc()
 	}
 	if ae.status >= 500 {
-		s.log.Error("request failed", "request_id", requestID(r), "method", r.Method, "path", r.URL.Path, "err", err)
+		s.log.Error("request failed", "request_id", requestID(r), "method", r.Method, "path", s.logPath(r.URL.Path), "err", err)
 	}
 	for k, v := range ae.header {
 		w.Header().Set(k, v)
