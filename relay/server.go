@@ -5,8 +5,9 @@
 // checks the shape and clock of each envelope (package envelope), fans it
 // into per-device queues (package queue) and streams those queues to the
 // devices over Server-Sent Events, woken by package hub. It never decrypts
-// anything and never logs an envelope body, a password, a session token or
-// a key.
+// anything and never logs an envelope body, a password, a session token, a
+// key, a username or a device id (the access log names a request by its
+// route's pattern, ADR 0025).
 package relay
 
 import (
@@ -725,9 +726,16 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request, _ httprouter.Pa
 	return nil
 }
 
-// GET /readyz: the database answers and holds every migration this relay
-// knows, so the instance can take traffic.
+// GET /readyz: the instance is not shutting down, and the database answers
+// and holds every migration this relay knows, so the instance can take
+// traffic. While it drains, a load balancer learns to send new requests
+// elsewhere.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	select {
+	case <-s.closing:
+		return codeNotReady.errorf("this instance is shutting down")
+	default:
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	v, err := migrations.Version(ctx, s.pool)

@@ -361,13 +361,20 @@ func TestAck(t *testing.T) {
 // TestShutdownEndsStreams: once BeginClose is called every open stream
 // ends with event: shutdown, and a new one is refused with 503
 // shutting_down (the same request was a stream before: the control), while
-// other requests are still served for the http.Server to drain.
+// other requests are still served for the http.Server to drain, and
+// /readyz tells load balancers to stop sending (it was ready before).
 func TestShutdownEndsStreams(t *testing.T) {
 	s := newTestServer(t)
 	bob := s.register(t, "bob", 1)
 	f := follow(t, bob.device(0), "")
 	f.expectReady(t, 0)
+	if a := raw(t, bob.Client, "GET", "/readyz", nil, nil); a.Status != http.StatusOK {
+		t.Fatalf("readyz before closing: %d %s", a.Status, a.Raw)
+	}
 	s.Relay.BeginClose()
+	if a := raw(t, bob.Client, "GET", "/readyz", nil, nil); a.Status != http.StatusServiceUnavailable || a.code() != "not_ready" {
+		t.Fatalf("readyz while closing: %d %s", a.Status, a.Raw)
+	}
 	if e := f.next(t); e.Name != "shutdown" {
 		t.Fatalf("got %+v, want shutdown", e)
 	}

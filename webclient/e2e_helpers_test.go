@@ -67,6 +67,7 @@ func (r *liveRelay) serve(ln net.Listener) {
 	}
 	hs := srv.HTTPServer()
 	go hs.Serve(ln)
+	go srv.Run(context.Background()) //nolint:errcheck // Stop's Close ends it and waits
 	r.mu.Lock()
 	r.srv, r.hs = srv, hs
 	r.mu.Unlock()
@@ -82,7 +83,9 @@ func (r *liveRelay) Stop() {
 		return
 	}
 	hs.Close() // drops every connection, streams included, like a crash
-	srv.Close()
+	if err := srv.Close(); err != nil {
+		r.t.Errorf("closing the relay: %v", err)
+	}
 }
 
 // Start brings the relay back at the same address.
