@@ -287,8 +287,15 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 		return err
 	}
 	// 5. rate limit: the token is given back below unless the envelope is
-	// stored.
-	res, retry := s.limits.reserve(acc.ID, now)
+	// stored. Envelopes to the sender's own account have a bucket of their
+	// own, so that reading (read records, ADR 0015) never holds up a reply
+	// (ADR 0035). acc comes from the session, and usernames have one
+	// spelling, so no one reaches another account through this bucket.
+	limits := s.limits
+	if env.To == acc.Username {
+		limits = s.selfLimits
+	}
+	res, retry := limits.reserve(acc.ID, now)
 	if res == nil {
 		return rateLimited(retry)
 	}

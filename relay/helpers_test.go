@@ -60,6 +60,7 @@ type testServer struct {
 type option func(*relay.Config)
 
 func withRate(n int) option                { return func(c *relay.Config) { c.RatePerMinute = n } }
+func withSelfRate(n int) option            { return func(c *relay.Config) { c.SelfRatePerMinute = n } }
 func withPing(d time.Duration) option      { return func(c *relay.Config) { c.PingInterval = d } }
 func withRealClock() option                { return func(c *relay.Config) { c.Now = nil } }
 func withOrigins(origins ...string) option { return func(c *relay.Config) { c.Origins = origins } }
@@ -110,7 +111,7 @@ func newTestServerWithoutRun(t *testing.T, opts ...option) *testServer {
 	}
 	base := "http://" + ln.Addr().String()
 	clk := &clock{t: time.Now()}
-	cfg := relay.Config{Pool: pool, Now: clk.Now, BaseURL: base, RatePerMinute: 1000, Argon2: cheapArgon2,
+	cfg := relay.Config{Pool: pool, Now: clk.Now, BaseURL: base, RatePerMinute: 1000, SelfRatePerMinute: 1000, Argon2: cheapArgon2,
 		AuthPerMinute: 10000, AuthPerUserPerMinute: 10000}
 	if os.Getenv("RELAY_TEST_LOG") != "" {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))

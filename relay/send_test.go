@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"math"
 	"net/http"
 	"sort"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"relay/relay"
 	"relay/relayclient"
 )
 
@@ -192,6 +194,70 @@ func TestRateLimit(t *testing.T) {
 	wantCode(t, err, "rate_limited")
 	s.Clock.Advance(20 * time.Second)
 	s.send(t, alice.device(0), "bob", "one token came back in 20 s")
+}
+
+// TestReadingSpendsNoBudgetForOthers: envelopes to one's own account (read
+// records, ADR 0015) have a bucket of their own (ADR 0035). With the seed's
+// 30 a minute to others, an account that has sent more than 30 envelopes
+// to itself still sends 30 to others within the minute, and the 31st is
+// refused; the bucket to self is bounded too, and spending it does not
+// hold up a reply. With one shared bucket the 31st envelope to self would
+// already be refused, and the 30 replies after it.
+func TestReadingSpendsNoBudgetForOthers(t *testing.T) {
+	selfRate := relay.DefaultConfig().SelfRatePerMinute
+	s := newTestServer(t, withRate(30), withSelfRate(selfRate))
+	ctx := context.Background()
+	alice := s.register(t, "alice", 2)
+	s.register(t, "bob", 1)
+	refused := func(to string, retry time.Duration) {
+		t.Helper()
+		_, err := alice.device(0).Send(ctx, s.newID(), to, []byte("x"))
+		var e *relayclient.Error
+		if !errorsAs(err, &e) || e.Code != "rate_limited" || e.Status != http.StatusTooManyRequests || e.RetryAfter != retry {
+			t.Fatalf("to %s: got %v, want 429 rate_limited with Retry-After %v", to, err, retry)
+		}
+	}
+
+	// A refused envelope to self gives its token back to its own bucket.
+	noOrigin := alice.device(0)
+	noOrigin.Origin = ""
+	for i := 0; i < 5; i++ {
+		_, err := noOrigin.Send(ctx, s.newID(), "alice", []byte("x"))
+		wantCode(t, err, "origin_required")
+	}
+	// Reading: more envelopes to self than the whole budget for others.
+	for i := 0; i < 40; i++ {
+		s.send(t, alice.device(i%2), "alice", "read")
+	}
+	// Every reply of the minute's budget is still accepted, and not one more.
+	for i := 0; i < 30; i++ {
+		s.send(t, alice.device(i%2), "bob", "reply")
+	}
+	refused("bob", 2*time.Second) // 30 a minute: a token every 2 s
+	// Reading goes on while replies wait, up to its own bound.
+	var first relayclient.Accepted
+	for i := 40; i < selfRate; i++ {
+		first = s.send(t, alice.device(i%2), "alice", "read")
+	}
+	refused("alice", time.Duration(math.Ceil(60/float64(selfRate)))*time.Second)
+
+	// Two seconds later one reply's token is back although the bucket to
+	// self was empty; and a resend of an accepted envelope to self takes
+	// no token: all the tokens two seconds gave the bucket to self are
+	// left for new envelopes.
+	s.Clock.Advance(2 * time.Second)
+	s.send(t, alice.device(0), "bob", "reply")
+	refused("bob", 2*time.Second)
+	for i := 0; i < 3; i++ {
+		a, err := alice.device(1).Send(ctx, first.ID, "alice", []byte("read"))
+		if err != nil || a.TS != first.TS {
+			t.Fatalf("resend %d of an envelope to self: %+v, %v; want the original ts %d", i, a, err, first.TS)
+		}
+	}
+	for i := 0; i < selfRate/30; i++ {
+		s.send(t, alice.device(0), "alice", "read")
+	}
+	refused("alice", time.Duration(math.Ceil(60/float64(selfRate)))*time.Second)
 }
 
 func errorsAs(err error, target **relayclient.Error) bool {

@@ -54,7 +54,10 @@ type Config struct {
 	// Origins allowed on non-GET requests; empty means just BaseURL's.
 	Origins []string
 
-	RatePerMinute int // envelopes per minute per account, also the burst
+	// RatePerMinute bounds the envelopes an account sends to other
+	// accounts, SelfRatePerMinute those it sends to itself (read positions,
+	// notes to self; ADR 0035); each is also its bucket's burst.
+	RatePerMinute, SelfRatePerMinute int
 
 	// AuthPerMinute bounds logins and registrations per client address,
 	// AuthPerUserPerMinute logins per username. TrustedProxies are the
@@ -103,7 +106,11 @@ type Config struct {
 // fills a zero field from it, and the relay command's flags show it.
 func DefaultConfig() Config {
 	return Config{
-		RatePerMinute:        30,
+		RatePerMinute: 30,
+		// A read record goes out each time a chat is read (ADR 0015): two
+		// a second is more than a person reads, and an envelope to self
+		// reaches only the account's own devices (ADR 0035).
+		SelfRatePerMinute:    120,
 		AuthPerMinute:        20,
 		AuthPerUserPerMinute: 10,
 		// Often enough for a client to tell a silent link from a dead one
@@ -149,7 +156,8 @@ type Server struct {
 	accounts   *devices.Store
 	hub        *hub.Hub
 	metrics    *metrics
-	limits     *buckets[int64]  // envelopes per account
+	limits     *buckets[int64]  // envelopes per account to other accounts
+	selfLimits *buckets[int64]  // envelopes per account to itself (ADR 0035)
 	authLimits *buckets[string] // logins and registrations per client address
 	userLimits *buckets[string] // logins per username
 	router     *httprouter.Router
@@ -188,6 +196,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	d := DefaultConfig()
 	orDefault(&cfg.RatePerMinute, d.RatePerMinute)
+	orDefault(&cfg.SelfRatePerMinute, d.SelfRatePerMinute)
 	orDefault(&cfg.AuthPerMinute, d.AuthPerMinute)
 	orDefault(&cfg.AuthPerUserPerMinute, d.AuthPerUserPerMinute)
 	orDefault(&cfg.PingInterval, d.PingInterval)
@@ -234,6 +243,7 @@ func New(cfg Config) (*Server, error) {
 		accounts:   store,
 		hub:        hub.New(hub.Config{Pool: cfg.Pool, Logger: cfg.Logger, States: store, Notify: !cfg.DisableNotify, CatchUp: cfg.CatchUp}),
 		limits:     newBuckets[int64](cfg.RatePerMinute),
+		selfLimits: newBuckets[int64](cfg.SelfRatePerMinute),
 		authLimits: newBuckets[string](cfg.AuthPerMinute),
 		userLimits: newBuckets[string](cfg.AuthPerUserPerMinute),
 		closing:    make(chan struct{}),
@@ -460,6 +470,7 @@ func (s *Server) housekeeping(ctx context.Context) {
 		s.log.Info("housekeeping", "idempotency_records_deleted", n)
 	}
 	s.limits.sweep(s.now())
+	s.selfLimits.sweep(s.now())
 	s.authLimits.sweep(s.now())
 	s.userLimits.sweep(s.now())
 }
