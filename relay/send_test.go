@@ -201,8 +201,8 @@ func TestRateLimit(t *testing.T) {
 // 30 a minute to others, an account that has sent more than 30 envelopes
 // to itself still sends 30 to others within the minute, and the 31st is
 // refused; the bucket to self is bounded too, and spending it does not
-// hold up a reply. With one shared bucket the 31st envelope to self would
-// already be refused, and the 30 replies after it.
+// hold up a reply. On the naive version, one shared bucket, the test
+// fails at the 31st envelope to self, which is already refused.
 func TestReadingSpendsNoBudgetForOthers(t *testing.T) {
 	selfRate := relay.DefaultConfig().SelfRatePerMinute
 	s := newTestServer(t, withRate(30), withSelfRate(selfRate))
