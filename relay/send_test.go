@@ -197,8 +197,8 @@ func TestRateLimit(t *testing.T) {
 }
 
 // TestReadingSpendsNoBudgetForOthers: envelopes to one's own account (read
-// records, ADR 0015) have a bucket of their own (ADR 0035). With the seed's
-// 30 a minute to others, an account that has sent more than 30 envelopes
+// records, ADR 0015) have a bucket of their own (ADR 0035). With the
+// default 30 a minute to others, an account that has sent more than 30 envelopes
 // to itself still sends 30 to others within the minute, and the 31st is
 // refused; the bucket to self is bounded too, and spending it does not
 // hold up a reply. On the naive version, one shared bucket, the test
