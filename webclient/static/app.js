@@ -1,8 +1,9 @@
-// app.js: the screens of the web client. It reads IndexedDB through db.js
-// and changes things only through sync.js. Every text a person sees is
-// set with textContent: nothing received is ever parsed as HTML.
+// app.js: the screens of the web client. It reads IndexedDB through
+// store.js and the relay's directory through api.js, and changes state only
+// through sync.js (docs/storage.md). Every text a person sees is set with
+// textContent: nothing received is ever parsed as HTML.
 
-import * as db from './db.js';
+import * as store from './store.js';
 import * as sync from './sync.js';
 import * as api from './api.js';
 
@@ -152,7 +153,7 @@ async function waitingScreen() {
 
 async function chatsScreen() {
   const gen = ++renderGen;
-  const chats = (await db.getChats()).filter((c) => c.username !== sync.me() || c.lastTs);
+  const chats = (await store.getChats()).filter((c) => c.username !== sync.me() || c.lastTs);
   const input = el('input', { id: 'new-chat-username', 'aria-label': 'Username to write to', placeholder: 'username', autocomplete: 'off' });
   const err = el('p', { class: 'error', role: 'alert', id: 'new-chat-error' });
   const form = el('form', {
@@ -202,16 +203,16 @@ let chatDom = null;
 
 async function chatScreen(username, opening) {
   const gen = ++renderGen;
-  const ch = await db.getChat(username);
+  const ch = await store.getChat(username);
   if (opening) {
     newDividerAt = null;
     if (ch && ch.unread) {
-      const msgs = await db.getMessages(username);
+      const msgs = await store.getMessages(username);
       const first = msgs.find((m) => m.dir === 'in' && m.id > (ch.readUpTo || ''));
       newDividerAt = first ? first.id : null;
     }
   }
-  const msgs = await db.getMessages(username);
+  const msgs = await store.getMessages(username);
   const items = [];
   let day = '';
   for (const m of msgs) {
@@ -311,7 +312,7 @@ async function devicesScreen() {
       onclick: async () => {
         if (!confirm(`Remove ${d.name}? It will stop receiving messages.`)) return;
         try {
-          await api.revoke(d.id);
+          await sync.revoke(d.id);
           devicesScreen();
         } catch (ex) {
           msg.textContent = ex.message;

@@ -1,0 +1,159 @@
+// account.js: who this profile is. It holds the account and device of this
+// browser profile, logs in, registers, links and logs out, and keeps the
+// cache of conversation keys.
+
+import * as store from './store.js';
+import * as api from './api.js';
+import * as c from './crypto.js';
+import { notify, onRemote } from './election.js';
+import { ulid } from './ulid.js';
+
+let account = null; // {username, publicKey, privateKey|null}
+let device = null; // {id, publicKey, privateKey, name}
+const keys = new Map(); // username -> {key: AES key of the conversation, pub}
+
+// Another tab logged out: forget the account until load() reads it again.
+onRemote((ev) => {
+  if (ev.type === 'account') account = null;
+});
+
+export function me() {
+  return account ? account.username : null;
+}
+
+export function isLinked() {
+  return !!(account && account.privateKey);
+}
+
+export function currentDevice() {
+  return device;
+}
+
+// current returns the account: {username, publicKey, privateKey|null}.
+export function current() {
+  return account;
+}
+
+// load restores the account and device of this profile, if any.
+export async function load() {
+  account = (await store.getMeta('account')) || null;
+  device = (await store.getMeta('device')) || null;
+  if (device) api.setDevice(device.id);
+  return !!(account && device);
+}
+
+function deviceName() {
+  const ua = navigator.userAgent;
+  const browser = /Firefox\//.test(ua) ? 'Firefox' : /Edg\//.test(ua) ? 'Edge' : /Chrome\//.test(ua) ? 'Chrome' : /Safari\//.test(ua) ? 'Safari' : 'Browser';
+  const os = /Android/.test(ua) ? 'Android' : /iPhone|iPad/.test(ua) ? 'iOS' : /Mac OS/.test(ua) ? 'macOS' : /Windows/.test(ua) ? 'Windows' : /Linux/.test(ua) ? 'Linux' : '';
+  return (browser + (os ? ' on ' + os : '')).slice(0, 64);
+}
+
+async function newDevice() {
+  const pair = await c.generateKeyPair();
+  const pub = await c.exportPublic(pair.publicKey);
+  const name = deviceName();
+  const { id } = await api.addDevice(name, c.b64encode(pub));
+  api.setDevice(id);
+  return { id, name, publicKey: pub, privateKey: pair.privateKey };
+}
+
+// registerAccount creates the account and its first device, which holds the
+// account key from the start.
+export async function registerAccount(username, password) {
+  await store.clearAll();
+  const pair = await c.generateKeyPair();
+  const pub = await c.exportPublic(pair.publicKey);
+  await api.register(username, password, c.b64encode(pub));
+  const dev = await newDevice();
+  account = { username, publicKey: pub, privateKey: pair.privateKey };
+  device = dev;
+  await store.startDevice(account, device);
+}
+
+// loginAccount logs in. A profile that already holds a live device of this
+// account keeps it; otherwise a new device is registered and waits to be
+// linked.
+export async function loginAccount(username, password) {
+  const res = await api.login(username, password);
+  const pub = c.b64decode(res.publicKey);
+  const stored = await store.getMeta('account');
+  const storedDevice = await store.getMeta('device');
+  if (stored && storedDevice && stored.username === username) {
+    api.setDevice(storedDevice.id);
+    const list = await api.devices();
+    if (list.some((d) => d.id === storedDevice.id)) {
+      account = stored;
+      device = storedDevice;
+      return;
+    }
+  }
+  await store.clearAll();
+  api.setDevice(null);
+  const dev = await newDevice();
+  account = { username, publicKey: pub, privateKey: null };
+  device = dev;
+  await store.startDevice(account, device);
+}
+
+// logout ends the session and clears this profile. stopStream closes this
+// tab's event stream (the inbox's, passed in to keep the modules apart).
+export async function logout(stopStream) {
+  try { await api.logout(); } catch { /* the session may be gone already */ }
+  stopStream();
+  keys.clear();
+  account = null;
+  device = null;
+  api.setDevice(null);
+  await store.clearAll();
+  notify({ type: 'account' });
+}
+
+// linked records the account key a link envelope brought.
+export async function linked(privateKey) {
+  account = { ...account, privateKey };
+  await store.setAccount(account);
+  notify({ type: 'linked' });
+}
+
+export async function linkCode() {
+  return c.linkCode(account.publicKey, device.publicKey);
+}
+
+export async function deviceCode(publicKeyB64) {
+  return c.linkCode(account.publicKey, c.b64decode(publicKeyB64));
+}
+
+// approve sends the account key to another device of this account, sealed to
+// that device's key (docs/crypto.md, "Device linking").
+export async function approve(target) {
+  const pub = c.b64decode(target.publicKey);
+  const key = await c.aesKey(await c.linkKeyBytes(device.privateKey, pub, device.id, target.id));
+  const id = ulid();
+  const body = await c.sealLink(key, c.randomIV(), id, account.username, account.privateKey, account.publicKey);
+  await api.send(id, account.username, c.b64encode(body));
+}
+
+// revoke removes a device of this account from the relay.
+export function revoke(id) {
+  return api.revoke(id);
+}
+
+// convKey returns the conversation key with username, and the contact's
+// public key it was made from.
+export async function convKey(username) {
+  if (keys.has(username)) return keys.get(username);
+  let chat = await store.getChat(username);
+  let pub = chat && chat.publicKey;
+  if (!pub) {
+    pub = username === account.username ? account.publicKey : c.b64decode((await api.lookup(username)).publicKey);
+  }
+  const k = await c.aesKey(await c.conversationKeyBytes(account.privateKey, pub, account.username, username));
+  keys.set(username, { key: k, pub });
+  return keys.get(username);
+}
+
+// forgetKey drops a cached conversation key: the contact's key changed.
+export function forgetKey(username) {
+  keys.delete(username);
+}

@@ -1,0 +1,276 @@
+// store.js: the browser's IndexedDB, and its only writer. Every other
+// module reads through the functions below and changes what is stored only
+// by asking for one of the operations at the end of this file, each one
+// transaction (docs/storage.md). No other module opens the database or a
+// readwrite transaction; TestOneWriterOfIndexedDB checks it.
+//
+// Stores:
+//   meta      {k, v}: 'account' {username, publicKey, privateKey|null},
+//                     'device' {id, publicKey, privateKey, name},
+//                     'cursor' {lastSeq}, 'purge' {upTo, reason, at, dismissed}
+//   messages  {id, chat, from, to, dir ('in'|'out'), text, ts, sort, status,
+//              error, seq, tries, body, bodyFor}; index 'chat' on [chat, sort]
+//   chats     {username, lastTs, preview, unread, readUpTo, publicKey,
+//              keyChanged}
+
+const NAME = 'relay';
+const VERSION = 1;
+let dbp = null;
+
+function openDB() {
+  if (!dbp) {
+    dbp = new Promise((resolve, reject) => {
+      const req = indexedDB.open(NAME, VERSION);
+      req.onupgradeneeded = () => {
+        const db = req.result;
+        db.createObjectStore('meta', { keyPath: 'k' });
+        const m = db.createObjectStore('messages', { keyPath: 'id' });
+        m.createIndex('chat', ['chat', 'sort']);
+        db.createObjectStore('chats', { keyPath: 'username' });
+      };
+      req.onsuccess = () => resolve(req.result);
+      req.onerror = () => reject(req.error);
+      req.onblocked = () => reject(new Error('IndexedDB is blocked by another tab'));
+    });
+  }
+  return dbp;
+}
+
+function done(t) {
+  return new Promise((resolve, reject) => {
+    t.oncomplete = () => resolve();
+    t.onerror = () => reject(t.error);
+    t.onabort = () => reject(t.error || new Error('transaction aborted'));
+  });
+}
+
+function req(r) {
+  return new Promise((resolve, reject) => {
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+}
+
+async function tx(stores, mode = 'readonly') {
+  const db = await openDB();
+  return db.transaction(stores, mode);
+}
+
+function newChat(username) {
+  return { username, lastTs: 0, preview: '', unread: 0, readUpTo: '' };
+}
+
+function sameBytes(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+// ---- reads ----
+
+export async function getMeta(k) {
+  const t = await tx(['meta']);
+  const r = await req(t.objectStore('meta').get(k));
+  return r ? r.v : undefined;
+}
+
+export async function getChats() {
+  const t = await tx(['chats']);
+  const all = await req(t.objectStore('chats').getAll());
+  return all.sort((a, b) => (b.lastTs || 0) - (a.lastTs || 0));
+}
+
+export async function getChat(username) {
+  const t = await tx(['chats']);
+  return req(t.objectStore('chats').get(username));
+}
+
+export async function getMessages(chat) {
+  const t = await tx(['messages']);
+  const range = IDBKeyRange.bound([chat, -Infinity], [chat, Infinity]);
+  return req(t.objectStore('messages').index('chat').getAll(range));
+}
+
+export async function getMessage(id) {
+  const t = await tx(['messages']);
+  return req(t.objectStore('messages').get(id));
+}
+
+export async function pendingMessages() {
+  const t = await tx(['messages']);
+  const all = await req(t.objectStore('messages').getAll());
+  return all.filter((m) => m.dir === 'out' && m.status === 'pending').sort((a, b) => a.sort - b.sort);
+}
+
+// ---- writes: the only ones ----
+
+async function putMeta(pairs) {
+  const t = await tx(['meta'], 'readwrite');
+  for (const [k, v] of pairs) t.objectStore('meta').put({ k, v });
+  await done(t);
+}
+
+// clearAll deletes the whole database: a new account on this profile, or
+// a logout.
+export async function clearAll() {
+  const db = await openDB();
+  db.close();
+  dbp = null;
+  await new Promise((resolve) => {
+    const r = indexedDB.deleteDatabase(NAME);
+    r.onsuccess = r.onerror = r.onblocked = () => resolve();
+  });
+}
+
+// startDevice records this profile's account and device, with a stream
+// cursor at the start.
+export function startDevice(account, device) {
+  return putMeta([['account', account], ['device', device], ['cursor', { lastSeq: 0 }]]);
+}
+
+// setAccount records the account again: once linked, with its key.
+export function setAccount(account) {
+  return putMeta([['account', account]]);
+}
+
+export function setPurgeNotice(notice) {
+  return putMeta([['purge', notice]]);
+}
+
+// storeBatch writes what a batch of envelopes decrypted to (messages and
+// read positions) together with the stream cursor, in one transaction
+// (ADR 0013): the caller ACKs only after it resolved. A known message id
+// changes nothing. It returns the chats that changed.
+export async function storeBatch(results, lastSeq) {
+  const changed = new Set();
+  const t = await tx(['meta', 'messages', 'chats'], 'readwrite');
+  const ms = t.objectStore('messages');
+  const cs = t.objectStore('chats');
+  const chats = new Map();
+  const getChat = async (u) => {
+    if (!chats.has(u)) chats.set(u, (await req(cs.get(u))) || newChat(u));
+    return chats.get(u);
+  };
+  for (const r of results) {
+    if (r.kind === 'message') {
+      const m = r.msg;
+      // A known id is ignored entirely: no overwrite, no unread change.
+      if (await req(ms.get(m.id))) continue;
+      const pub = m.pub;
+      delete m.pub;
+      ms.put(m);
+      const ch = await getChat(m.chat);
+      if (pub && !ch.publicKey) ch.publicKey = pub;
+      if (m.ts >= ch.lastTs) {
+        ch.lastTs = m.ts;
+        ch.preview = m.undecryptable ? 'Could not decrypt' : m.text.slice(0, 80);
+      }
+      if (m.dir === 'in' && m.id > (ch.readUpTo || '')) ch.unread = (ch.unread || 0) + 1;
+      changed.add(m.chat);
+    } else if (r.kind === 'read') {
+      const ch = await getChat(r.chat);
+      if (r.upTo > (ch.readUpTo || '')) {
+        ch.readUpTo = r.upTo;
+        const range = IDBKeyRange.bound([r.chat, -Infinity], [r.chat, Infinity]);
+        const all = await req(ms.index('chat').getAll(range));
+        ch.unread = all.filter((m) => m.dir === 'in' && m.id > r.upTo).length;
+        changed.add(r.chat);
+      }
+    }
+  }
+  for (const ch of chats.values()) cs.put(ch);
+  t.objectStore('meta').put({ k: 'cursor', v: { lastSeq } });
+  await done(t);
+  return changed;
+}
+
+// writeOutgoing puts one message of the outbox, replacing the record of
+// removeId (the same message under its old id) in the same transaction.
+async function writeOutgoing(m, removeId) {
+  const t = await tx(['messages', 'chats'], 'readwrite');
+  if (removeId) t.objectStore('messages').delete(removeId);
+  t.objectStore('messages').put(m);
+  const cs = t.objectStore('chats');
+  const ch = (await req(cs.get(m.chat))) || newChat(m.chat);
+  if (m.sort >= ch.lastTs) {
+    ch.lastTs = m.sort;
+    ch.preview = m.text.slice(0, 80);
+  }
+  cs.put(ch);
+  await done(t);
+}
+
+// putOutgoing records a message of the outbox as it is now: new, sealed,
+// attempted, pending again.
+export function putOutgoing(m) {
+  return writeOutgoing(m);
+}
+
+// renewOutgoing replaces the record of oldId with m, the same message
+// under a fresh id (ADR 0010).
+export function renewOutgoing(m, oldId) {
+  return writeOutgoing(m, oldId);
+}
+
+// markSent records the relay's 202: its time, and no sealed bytes kept.
+export function markSent(m, ts) {
+  return writeOutgoing({ ...m, status: 'sent', ts, error: null, body: null, bodyFor: null });
+}
+
+// markFailed records a refusal that waits for the person's Retry.
+export function markFailed(m, error) {
+  return writeOutgoing({ ...m, status: 'failed', error });
+}
+
+// markWaiting keeps a message pending, with the reason it is not sent yet.
+export function markWaiting(m, error) {
+  return writeOutgoing({ ...m, status: 'pending', error });
+}
+
+// setContactKey records the contact's key from the directory. A key that
+// differs from the stored one flags the chat until acceptContactKey. It
+// returns whether the key was replaced and whether the chat is flagged.
+export async function setContactKey(username, pub) {
+  const t = await tx(['chats'], 'readwrite');
+  const cs = t.objectStore('chats');
+  const ch = (await req(cs.get(username))) || newChat(username);
+  const replaced = !!ch.publicKey && !sameBytes(ch.publicKey, pub);
+  if (replaced) ch.keyChanged = true;
+  ch.publicKey = pub;
+  cs.put(ch);
+  await done(t);
+  return { replaced, keyChanged: !!ch.keyChanged };
+}
+
+export async function acceptContactKey(username) {
+  const t = await tx(['chats'], 'readwrite');
+  const cs = t.objectStore('chats');
+  const ch = await req(cs.get(username));
+  if (ch) {
+    ch.keyChanged = false;
+    cs.put(ch);
+  }
+  await done(t);
+}
+
+// setReadPosition moves the chat's read position forward to upTo and
+// clears its unread count. It returns whether the chat changed and whether
+// the position moved.
+export async function setReadPosition(username, upTo) {
+  const t = await tx(['chats'], 'readwrite');
+  const cs = t.objectStore('chats');
+  const ch = await req(cs.get(username));
+  let advanced = false;
+  let touched = false;
+  if (ch && (ch.unread || (upTo && upTo > (ch.readUpTo || '')))) {
+    if (upTo && upTo > (ch.readUpTo || '')) {
+      ch.readUpTo = upTo;
+      advanced = true;
+    }
+    ch.unread = 0;
+    cs.put(ch);
+    touched = true;
+  }
+  await done(t);
+  return { advanced, touched };
+}
