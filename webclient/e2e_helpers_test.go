@@ -247,6 +247,7 @@ func (tb *tab) screenshot(name string) string {
 	}
 	path := filepath.Join(dir, fmt.Sprintf("%s-%s.png", tb.t.Name(), name))
 	path = strings.ReplaceAll(path, "/", string(filepath.Separator))
+	_ = os.MkdirAll(filepath.Dir(path), 0o755) // a subtest's name holds a slash
 	if err := os.WriteFile(filepath.Clean(path), png, 0o644); err != nil {
 		tb.t.Logf("screenshot %s: %v", name, err)
 	}

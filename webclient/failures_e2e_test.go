@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ecdh"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"sync/atomic"
@@ -178,6 +179,12 @@ func TestKnownIDFromPeerChangesNothing(t *testing.T) {
 	got := alice.messages()
 	if len(got) != 3 || got[0] != "the original" || got[1] != "hello from Go" || got[2] != "Could not decrypt this message." {
 		t.Fatalf("alice's chat shows %q; the reused id must change nothing", got)
+	}
+	// Final (the directory's key of bob does not open it), yet its bytes
+	// are kept.
+	kept := eval[string](alice, `import('/store.js').then(async (s) => { const m = await s.getMessage(document.querySelector('#messages .msg.undecryptable').dataset.id); return m.waiting ? 'still waiting' : m.body; })`)
+	if kept != base64.StdEncoding.EncodeToString(bad) {
+		t.Fatalf("the undecryptable record keeps %.40q, not the envelope's bytes", kept)
 	}
 	waitQueueEmpty(t, r) // the ignored envelope was ACKed too
 }

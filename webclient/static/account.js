@@ -139,18 +139,21 @@ export function revoke(id) {
   return api.revoke(id);
 }
 
-// convKey returns the conversation key with username, and the contact's
-// public key it was made from.
+// convKey returns the conversation key with username, the contact's
+// public key it was made from, and whether that key came from the
+// directory just now (fetched) rather than from what this device knew.
 export async function convKey(username) {
-  if (keys.has(username)) return keys.get(username);
+  if (keys.has(username)) return { ...keys.get(username), fetched: false };
   let chat = await store.getChat(username);
   let pub = chat && chat.publicKey;
+  let fetched = false;
   if (!pub) {
-    pub = username === account.username ? account.publicKey : c.b64decode((await api.lookup(username)).publicKey);
+    fetched = username !== account.username;
+    pub = fetched ? c.b64decode((await api.lookup(username)).publicKey) : account.publicKey;
   }
   const k = await c.aesKey(await c.conversationKeyBytes(account.privateKey, pub, account.username, username));
   keys.set(username, { key: k, pub });
-  return keys.get(username);
+  return { key: k, pub, fetched };
 }
 
 // forgetKey drops a cached conversation key: the contact's key changed.

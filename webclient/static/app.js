@@ -84,6 +84,7 @@ function renderBar() {
 const purgeTexts = {
   age: 'Some messages sent to this device were deleted by the relay before they arrived here: they waited longer than the relay keeps messages. Ask your contacts to send anything important again.',
   size: 'Some messages sent to this device were deleted by the relay before they arrived here: too many were waiting for this device. Ask your contacts to send anything important again.',
+  gap: 'Some messages sent to this device never arrived here: the relay no longer had them when this device asked again. Ask your contacts to send anything important again.',
 };
 
 async function renderPurge() {
@@ -184,11 +185,19 @@ async function chatsScreen() {
     el('section', { class: 'card' }, el('h2', {}, 'Chats'), chats.length ? list : el('p', { class: 'muted', id: 'no-chats' }, 'No chats yet. Write to someone by their username.')));
 }
 
+// bodyText is what a bubble says. A message waiting to decrypt says what
+// it waits for; it opens by itself, so it offers nothing to press.
+function bodyText(m) {
+  if (m.waiting) return `Waiting to decrypt… This message will appear when ${m.from}'s key can be fetched from the relay.`;
+  if (m.undecryptable) return 'Could not decrypt this message.';
+  return m.text;
+}
+
 function messageNode(m) {
-  const cls = ['msg', m.dir, m.status === 'failed' ? 'failed' : '', m.undecryptable ? 'undecryptable' : ''].filter(Boolean).join(' ');
+  const cls = ['msg', m.dir, m.status === 'failed' ? 'failed' : '', m.undecryptable ? 'undecryptable' : '', m.waiting ? 'waiting' : ''].filter(Boolean).join(' ');
   const status = m.dir === 'out' ? ({ pending: 'sending…', sent: 'sent', failed: 'not sent' }[m.status] || '') : '';
   const node = el('li', { class: cls, 'data-id': m.id, 'data-status': m.status },
-    m.undecryptable ? 'Could not decrypt this message.' : m.text,
+    bodyText(m),
     el('span', { class: 'meta' }, fmtTime(m.ts), status ? ' · ' : '', status ? el('span', { class: 'status' }, status) : null));
   if (m.error && m.status !== 'sent') {
     node.append(el('span', { class: 'error', role: 'alert' }, m.error.text));
@@ -268,7 +277,7 @@ async function chatScreen(username, opening) {
       el('h2', { id: 'chat-title' }, username === sync.me() ? 'Notes to self' : username),
       safetyBtn),
     el('p', { class: 'muted' }, 'Compare the safety code with ', username, ' out of band: if both of you see the same digits, nobody is in the middle.'),
-    safety, warningSlot, list,
+    safety, warningSlot, el('p', { id: 'chat-error', class: 'error', role: 'alert' }), list,
     el('div', { class: 'composer' }, text, el('button', { type: 'button', id: 'send-btn', class: 'primary', onclick: sendIt }, 'Send'))));
   if (!shown) return;
   chatDom = { username, list, warning: warningSlot };
@@ -352,7 +361,11 @@ async function route() {
     if (opening) {
       await chatScreen(m[1], true);
       const res = await sync.openChat(m[1]);
-      if (res.error && current.name === 'chat' && current.arg === m[1]) show(++renderGen, el('p', { class: 'error', role: 'alert' }, res.error.code === 'unknown_account' ? `There is no account named ${m[1]}.` : res.error.message));
+      if (!res.error || current.name !== 'chat' || current.arg !== m[1]) return;
+      const slot = document.getElementById('chat-error');
+      if (res.error.code === 'unknown_account' || !slot) show(++renderGen, el('p', { class: 'error', role: 'alert' }, res.error.code === 'unknown_account' ? `There is no account named ${m[1]}.` : res.error.message));
+      // The history stays readable; what waits for the key opens by itself.
+      else slot.textContent = `Could not fetch ${m[1]}'s key: ${res.error.message} Messages waiting for it will appear by themselves.`;
       return;
     }
     return chatScreen(m[1], false);

@@ -8,20 +8,28 @@ import * as account from './account.js';
 import { notify } from './election.js';
 import { markRead } from './readstate.js';
 
-// openChat refreshes the contact's key from the directory, flags a changed
-// key, and records the chat as read on all own devices.
-export async function openChat(username) {
-  let res;
-  try {
-    res = await api.lookup(username);
-  } catch (e) {
-    return { error: e };
-  }
-  // A key that changed is a new account key, or someone in the middle:
-  // use the new key, and warn until the person checked the code.
+// refreshKey fetches the contact's key from the directory and records it.
+// A key that changed is a new account key, or someone in the middle: it is
+// used, and the chat warns until the person checked the code. Every tab
+// hears 'key', so that messages waiting for this key are tried again. It
+// returns whether the key was replaced; a failed lookup throws.
+export async function refreshKey(username) {
+  const res = await api.lookup(username);
   const { replaced, keyChanged } = await store.setContactKey(username, c.b64decode(res.publicKey));
   if (replaced) account.forgetKey(username);
   if (keyChanged) notify({ type: 'changed', chats: [username] });
+  notify({ type: 'key', chat: username });
+  return { replaced };
+}
+
+// openChat refreshes the contact's key from the directory and records the
+// chat as read on all own devices.
+export async function openChat(username) {
+  try {
+    await refreshKey(username);
+  } catch (e) {
+    return { error: e };
+  }
   await markRead(username);
   return { chat: await store.getChat(username) };
 }
@@ -31,6 +39,7 @@ export async function openChat(username) {
 export async function acceptKey(username) {
   await store.acceptContactKey(username);
   notify({ type: 'changed', chats: [username] });
+  notify({ type: 'key', chat: username });
 }
 
 export async function safetyCode(username) {

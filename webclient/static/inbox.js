@@ -2,17 +2,25 @@
 // only. It takes the envelopes that arrived, decrypts them, has the store
 // write them in one transaction with the cursor, and ACKs strictly after
 // that transaction completed, so a crash between receive and write loses
-// nothing (ADR 0013). It also watches the stream and reconnects.
+// nothing (ADR 0013). An envelope it cannot decrypt yet is written sealed,
+// waiting, ACKed all the same, and tried again on every ready, on a key
+// refresh and on a timer (ADR 0037). It also watches the stream and
+// reconnects.
 
 import * as store from './store.js';
 import * as api from './api.js';
 import * as c from './crypto.js';
 import * as account from './account.js';
-import { isOwner, notify, onRemote, post } from './election.js';
+import { isOwner, notify, onRemote, post, subscribe } from './election.js';
 import { flushOutbox } from './outbox.js';
+import { refreshKey } from './contacts.js';
 
 // A stream that has said nothing (not even a ping) for this long is dead.
 const SILENCE_LIMIT = 50 * 1000;
+// Messages waiting to decrypt are tried again after this, doubling up to
+// RETRY_MAX: soon after a blip, and still once a minute after an outage.
+const RETRY_FIRST = 2000;
+const RETRY_MAX = 60 * 1000;
 
 let es = null; // the open EventSource
 let connState = 'connecting';
@@ -22,11 +30,21 @@ let reconnectDelay = 1000;
 let incoming = []; // stream events not yet processed, in order
 let processing = false;
 let gapRetried = false;
+let retryTimer = null;
+let retryDelay = RETRY_FIRST;
+let retrying = null; // the pass of retryWaiting under way
+let retryAgain = false; // asked again while it ran
 
 // The owner tells a new tab the connection state; other tabs keep it.
 onRemote((ev) => {
   if (ev.type === 'hello' && isOwner()) post({ type: 'conn', state: connState });
   if (ev.type === 'conn' && !isOwner()) connState = ev.state;
+});
+
+// A contact's key was fetched or accepted, in this tab or another: what
+// waits for it may open now.
+subscribe((ev) => {
+  if (ev.type === 'key') retryWaiting();
 });
 
 export function connection() {
@@ -81,7 +99,8 @@ export function openStream() {
   src.addEventListener('ping', () => alive());
   src.addEventListener('purged', (e) => {
     alive();
-    notePurge(JSON.parse(e.data));
+    incoming.push({ kind: 'purged', purge: JSON.parse(e.data), src });
+    processIncoming();
   });
   src.addEventListener('replaced', () => {
     // Another stream took this device's place: do not fight back.
@@ -204,15 +223,15 @@ async function decrypt(env) {
   if (!account.isLinked()) return { kind: 'skip' };
   const chat = env.from === me.username ? env.to : env.from;
   const dir = env.from === me.username ? 'out' : 'in';
-  const base = { id: env.id, chat, from: env.from, to: env.to, dir, ts: env.ts, sort: env.ts, seq: env.seq, status: dir === 'out' ? 'sent' : 'received' };
-  let record = null;
-  try {
-    const { key, pub } = await account.convKey(chat);
-    record = JSON.parse(await c.open(key, env.id, env.from, env.to, body));
-    base.pub = pub;
-  } catch {
-    return { kind: 'message', msg: { ...base, text: null, undecryptable: true } };
+  const base = { id: env.id, chat, from: env.from, fromDevice: env.fromDevice, to: env.to, dir, ts: env.ts, sort: env.ts, seq: env.seq, status: dir === 'out' ? 'sent' : 'received' };
+  const opened = await openSealed(env, chat, body);
+  if (!opened.record) {
+    // Kept sealed either way, so that nothing received is lost.
+    const flag = opened.waiting ? { waiting: true } : { undecryptable: true };
+    return { kind: 'message', msg: { ...base, text: null, body: env.body, ...flag } };
   }
+  const record = opened.record;
+  base.pub = opened.pub;
   if (record.type === 'text' && typeof record.text === 'string') {
     return { kind: 'message', msg: { ...base, text: record.text } };
   }
@@ -220,6 +239,96 @@ async function decrypt(env) {
     return { kind: 'read', chat: record.chat, upTo: record.upTo };
   }
   return { kind: 'skip' }; // a record type this client does not know
+}
+
+// openSealed opens an envelope of the conversation with chat. It returns
+// {record, pub}, or {waiting: true} when the key to open it cannot be
+// had now (the directory could not be reached), or {final: true} when the
+// directory's own key of the contact does not open it (tampered with, or
+// sealed under another key).
+async function openSealed(env, chat, body) {
+  const tryKey = async (k) => {
+    try {
+      return JSON.parse(await c.open(k.key, env.id, env.from, env.to, body));
+    } catch {
+      return null;
+    }
+  };
+  const unavailable = (e) => (e && e.code === 'unknown_account' ? { final: true } : { waiting: true });
+  let k;
+  try {
+    k = await account.convKey(chat);
+  } catch (e) {
+    return unavailable(e);
+  }
+  let record = await tryKey(k);
+  if (record) return { record, pub: k.pub };
+  if (k.fetched || chat === account.me()) return { final: true };
+  // The key this device knew may be an old one: ask the directory, which
+  // also flags a changed key in the chat.
+  let replaced;
+  try {
+    ({ replaced } = await refreshKey(chat));
+  } catch (e) {
+    return unavailable(e);
+  }
+  if (!replaced) return { final: true };
+  try {
+    k = await account.convKey(chat);
+  } catch (e) {
+    return unavailable(e);
+  }
+  record = await tryKey(k);
+  return record ? { record, pub: k.pub } : { final: true };
+}
+
+// retryWaiting tries again to decrypt what waits: on every ready, on a key
+// fetched or accepted, and on a timer with backoff in the stream owner.
+// Any tab may run it: a message resolves once, in the store.
+export function retryWaiting() {
+  if (retrying) {
+    retryAgain = true;
+    return retrying;
+  }
+  retrying = (async () => {
+    do {
+      retryAgain = false;
+      await retryOnce();
+    } while (retryAgain);
+  })().catch((e) => console.warn('sync: retrying the waiting messages failed', e && e.name))
+    .finally(() => {
+      retrying = null;
+    });
+  return retrying;
+}
+
+async function retryOnce() {
+  if (!account.isLinked()) return;
+  const waiting = await store.waitingMessages();
+  const results = [];
+  for (const m of waiting) {
+    const r = await decrypt({ id: m.id, from: m.from, fromDevice: m.fromDevice, to: m.to, ts: m.ts, seq: m.seq, body: m.body });
+    if (r.kind === 'message' && r.msg.waiting) continue;
+    results.push({ id: m.id, msg: r.kind === 'message' ? r.msg : null });
+  }
+  if (results.length) {
+    const changed = await store.resolveWaiting(results);
+    if (changed.size) notify({ type: 'changed', chats: [...changed] });
+  }
+  clearTimeout(retryTimer);
+  retryTimer = null;
+  if (waiting.length === results.length) retryDelay = RETRY_FIRST;
+  else scheduleRetry();
+}
+
+// scheduleRetry sets the timer of the next retry, in the stream owner.
+function scheduleRetry() {
+  if (retryTimer !== null || !isOwner()) return;
+  retryTimer = setTimeout(() => {
+    retryTimer = null;
+    retryWaiting();
+  }, retryDelay);
+  retryDelay = Math.min(retryDelay * 2, RETRY_MAX);
 }
 
 // waitForLink looks only for the link envelope while this device has no
@@ -230,6 +339,10 @@ async function waitForLink(batch) {
     if (item.src !== es) continue;
     if (item.kind === 'ready') {
       setConn('open');
+      continue;
+    }
+    if (item.kind === 'purged') {
+      await notePurge(item.purge);
       continue;
     }
     const r = await decrypt(item.env);
@@ -249,10 +362,15 @@ async function processBatch(batch) {
   let restart = false;
   const results = [];
   let readySeq = null;
+  let lost = null; // a gap the relay could not fill
   for (const item of batch) {
     if (item.src !== es) continue; // from a stream that was replaced
     if (item.kind === 'ready') {
       readySeq = item.seq;
+      continue;
+    }
+    if (item.kind === 'purged') {
+      await notePurge(item.purge); // first on the stream, before the replay
       continue;
     }
     const env = item.env;
@@ -262,12 +380,15 @@ async function processBatch(batch) {
     }
     if (env.seq > last + 1) {
       if (!gapRetried) {
-        // A gap: never lose silently. Replay from the last stored seq.
+        // A gap: never lose silently. Replay from the last stored seq:
+        // nothing past it is ACKed, so the relay sends what it still has.
         gapRetried = true;
         restart = true;
         break;
       }
-      console.warn(`sync: seq ${last + 1}..${env.seq - 1} are gone from the relay`);
+      // The replay starts past the gap again: the relay no longer has
+      // those envelopes. The person is told, with the batch's write.
+      lost = { upTo: env.seq - 1, reason: 'gap', at: Date.now() };
     }
     gapRetried = false;
     const r = await decrypt(env);
@@ -277,8 +398,9 @@ async function processBatch(batch) {
   }
 
   let changed = new Set();
-  if (results.length || ackTo > cursor.lastSeq) {
-    changed = await store.storeBatch(results, Math.max(cursor.lastSeq, last));
+  let noticed = false;
+  if (results.length || ackTo > cursor.lastSeq || lost) {
+    ({ changed, noticed } = await store.storeBatch(results, Math.max(cursor.lastSeq, last), lost));
   }
   // Strictly after the transaction completed.
   if (ackTo > 0) {
@@ -289,6 +411,8 @@ async function processBatch(batch) {
     }
   }
   if (changed.size) notify({ type: 'changed', chats: [...changed] });
+  if (noticed) notify({ type: 'purge' });
+  if (results.some((r) => r.kind === 'message' && r.msg.waiting)) scheduleRetry();
   if (restart) {
     openStream();
     return;
@@ -297,5 +421,6 @@ async function processBatch(batch) {
     reconnectDelay = 1000;
     setConn('open');
     flushOutbox();
+    retryWaiting();
   }
 }

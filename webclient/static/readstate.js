@@ -13,7 +13,8 @@ import { ulid } from './ulid.js';
 // and tells the account's other devices, so read state converges.
 export async function markRead(username) {
   const msgs = await store.getMessages(username);
-  const lastIn = msgs.filter((m) => m.dir === 'in').map((m) => m.id).sort().pop();
+  // A message still waiting to decrypt has not been read.
+  const lastIn = msgs.filter((m) => m.dir === 'in' && !m.waiting).map((m) => m.id).sort().pop();
   const { advanced, touched } = await store.setReadPosition(username, lastIn);
   if (touched) notify({ type: 'changed', chats: [username] });
   if (advanced && account.isLinked()) {

@@ -8,8 +8,12 @@
 //   meta      {k, v}: 'account' {username, publicKey, privateKey|null},
 //                     'device' {id, publicKey, privateKey, name},
 //                     'cursor' {lastSeq}, 'purge' {upTo, reason, at, dismissed}
-//   messages  {id, chat, from, to, dir ('in'|'out'), text, ts, sort, status,
-//              error, seq, tries, body, bodyFor}; index 'chat' on [chat, sort]
+//   messages  {id, chat, from, fromDevice, to, dir ('in'|'out'), text, ts,
+//              sort, status, error, seq, tries, body, bodyFor, waiting,
+//              undecryptable}; index 'chat' on [chat, sort]. body is the
+//              sealed envelope in base64: of an outgoing message until its
+//              202, of a received one that is waiting to decrypt or
+//              undecryptable, for good.
 //   chats     {username, lastTs, preview, unread, readUpTo, publicKey,
 //              keyChanged}
 
@@ -96,6 +100,14 @@ export async function getMessage(id) {
   return req(t.objectStore('messages').get(id));
 }
 
+// waitingMessages are the received envelopes kept sealed until they can
+// be decrypted, in seq order.
+export async function waitingMessages() {
+  const t = await tx(['messages']);
+  const all = await req(t.objectStore('messages').getAll());
+  return all.filter((m) => m.waiting).sort((a, b) => a.seq - b.seq);
+}
+
 export async function pendingMessages() {
   const t = await tx(['messages']);
   const all = await req(t.objectStore('messages').getAll());
@@ -137,11 +149,32 @@ export function setPurgeNotice(notice) {
   return putMeta([['purge', notice]]);
 }
 
-// storeBatch writes what a batch of envelopes decrypted to (messages and
-// read positions) together with the stream cursor, in one transaction
-// (ADR 0013): the caller ACKs only after it resolved. A known message id
-// changes nothing. It returns the chats that changed.
-export async function storeBatch(results, lastSeq) {
+// previewOf is what the chat list shows of a message.
+function previewOf(m) {
+  if (m.waiting) return 'Waiting to decrypt…';
+  if (m.undecryptable) return 'Could not decrypt';
+  return m.text.slice(0, 80);
+}
+
+// addToChat counts a message just written into its chat. A message
+// waiting to decrypt is not unread yet: it counts when it opens.
+function addToChat(ch, m, pub) {
+  if (pub && !ch.publicKey) ch.publicKey = pub;
+  if (m.ts >= ch.lastTs) {
+    ch.lastTs = m.ts;
+    ch.preview = previewOf(m);
+  }
+  if (m.dir === 'in' && !m.waiting && m.id > (ch.readUpTo || '')) ch.unread = (ch.unread || 0) + 1;
+}
+
+// storeBatch writes what a batch of envelopes decrypted to (messages,
+// sealed ones waiting to decrypt, read positions) together with the stream
+// cursor, in one transaction (ADR 0013): the caller ACKs only after it
+// resolved. A known message id changes nothing. A notice of envelopes the
+// relay no longer has ({upTo, reason}) is kept in the same transaction,
+// unless one as far already was. It returns the chats that changed and
+// whether the notice was kept.
+export async function storeBatch(results, lastSeq, notice) {
   const changed = new Set();
   const t = await tx(['meta', 'messages', 'chats'], 'readwrite');
   const ms = t.objectStore('messages');
@@ -159,13 +192,7 @@ export async function storeBatch(results, lastSeq) {
       const pub = m.pub;
       delete m.pub;
       ms.put(m);
-      const ch = await getChat(m.chat);
-      if (pub && !ch.publicKey) ch.publicKey = pub;
-      if (m.ts >= ch.lastTs) {
-        ch.lastTs = m.ts;
-        ch.preview = m.undecryptable ? 'Could not decrypt' : m.text.slice(0, 80);
-      }
-      if (m.dir === 'in' && m.id > (ch.readUpTo || '')) ch.unread = (ch.unread || 0) + 1;
+      addToChat(await getChat(m.chat), m, pub);
       changed.add(m.chat);
     } else if (r.kind === 'read') {
       const ch = await getChat(r.chat);
@@ -179,7 +206,45 @@ export async function storeBatch(results, lastSeq) {
     }
   }
   for (const ch of chats.values()) cs.put(ch);
-  t.objectStore('meta').put({ k: 'cursor', v: { lastSeq } });
+  const meta = t.objectStore('meta');
+  meta.put({ k: 'cursor', v: { lastSeq } });
+  let noticed = false;
+  if (notice) {
+    const seen = await req(meta.get('purge'));
+    if (!seen || seen.v.upTo < notice.upTo) {
+      meta.put({ k: 'purge', v: { ...notice, dismissed: false } });
+      noticed = true;
+    }
+  }
+  await done(t);
+  return { changed, noticed };
+}
+
+// resolveWaiting replaces messages that were waiting to decrypt, each
+// {id, msg}: msg is the message it opened to, or the same one flagged
+// undecryptable for good, or null for a record this client does not show.
+// An id no longer waiting (another tab resolved it) changes nothing, so a
+// message is counted and shown once. It returns the chats that changed.
+export async function resolveWaiting(results) {
+  const changed = new Set();
+  const t = await tx(['messages', 'chats'], 'readwrite');
+  const ms = t.objectStore('messages');
+  const cs = t.objectStore('chats');
+  for (const { id, msg } of results) {
+    const old = await req(ms.get(id));
+    if (!old || !old.waiting) continue;
+    changed.add(old.chat);
+    if (!msg) {
+      ms.delete(id);
+      continue;
+    }
+    const pub = msg.pub;
+    delete msg.pub;
+    ms.put(msg);
+    const ch = (await req(cs.get(msg.chat))) || newChat(msg.chat);
+    addToChat(ch, msg, pub);
+    cs.put(ch);
+  }
   await done(t);
   return changed;
 }

@@ -1,0 +1,179 @@
+package webclient_test
+
+import (
+	"context"
+	"slices"
+	"sync/atomic"
+	"testing"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+)
+
+// TestWaitingToDecryptIsKeptAndOpensLater fails bob's lookups of alice's
+// key while her first messages arrive. Today's naive client stored "Could
+// not decrypt" without the bytes and ACKed, losing the messages for good.
+// Here they are kept sealed and ACKed (the queue empties), shown as
+// waiting, not unread; once lookups work again the retry timer opens them,
+// in their order, each once, and they count as unread.
+func TestWaitingToDecryptIsKeptAndOpensLater(t *testing.T) {
+	r, alice, bob := aliceAndBob(t)
+
+	ctx, cancel := context.WithCancel(bob.ctx)
+	defer cancel()
+	var failing atomic.Bool
+	var failed atomic.Int32
+	failing.Store(true)
+	go func() {
+		for ev, err := range chromedp.Events(ctx, fetch.RequestPaused) {
+			if err != nil {
+				return
+			}
+			if failing.Load() {
+				failed.Add(1)
+				_, _ = chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonConnectionRefused})
+				continue
+			}
+			_, _ = chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+		}
+	}()
+	if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/api/accounts/alice"}}}); err != nil {
+		t.Fatal(err)
+	}
+
+	alice.openChat("bob")
+	alice.send("one")
+	alice.send("two")
+	alice.waitFor("both sent", `document.querySelectorAll('#messages .msg.out[data-status="sent"]').length === 2`)
+
+	aliceItem := `document.querySelector('#chat-list .chat-item[data-user="alice"]')`
+	bob.waitFor("alice's chat, waiting", `(() => { const c = `+aliceItem+`; return c && c.querySelector('.preview').textContent === 'Waiting to decrypt…'; })()`)
+	waitQueueEmpty(t, r) // ACKed: the bytes are safe in IndexedDB
+	if failed.Load() == 0 {
+		t.Fatal("no lookup of alice was failed: the test proves nothing")
+	}
+	kept := eval[int](bob, `import('/store.js').then(async (s) => (await s.waitingMessages()).filter((m) => m.body && m.text === null && m.from === 'alice' && m.fromDevice && m.seq).length)`)
+	if kept != 2 {
+		t.Fatalf("%d sealed records waiting, want 2", kept)
+	}
+	if eval[bool](bob, `!!`+aliceItem+`.querySelector('.unread')`) {
+		t.Fatal("a message nobody can read yet counts as unread")
+	}
+
+	// The chat shows them as waiting, with no button that cannot work;
+	// the lookup the chat makes fails too, and says so in place.
+	bob.openChat("alice")
+	bob.waitFor("the waiting bubbles", `document.querySelectorAll('#messages .msg.waiting').length === 2 && document.getElementById('chat-error').textContent.includes("Could not fetch alice's key")`)
+	if eval[bool](bob, `!!document.querySelector('#messages button')`) {
+		t.Fatal("a waiting message offers a button")
+	}
+	for _, w := range []int64{390, 1280} {
+		bob.do(chromedp.EmulateViewport(w, 800))
+		bob.screenshot("waiting-" + map[int64]string{390: "narrow", 1280: "wide"}[w])
+		if eval[bool](bob, `document.documentElement.scrollWidth > document.documentElement.clientWidth`) {
+			t.Fatalf("horizontal overflow at %d px", w)
+		}
+	}
+	eval[chromedp.Void](bob, `location.hash = '#/chats'`)
+	bob.waitFor("the chat list", aliceItem)
+
+	// Lookups work again. Nothing is pressed: the timer opens them.
+	failing.Store(false)
+	if _, err := chromedp.Call(ctx, fetch.Disable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	bob.waitFor("the messages opened, unread", `(() => { const c = `+aliceItem+`; const u = c && c.querySelector('.unread'); return u && u.textContent === '2' && c.querySelector('.preview').textContent === 'two'; })()`)
+	bob.openChat("alice")
+	bob.waitMessage("two")
+	if got := bob.messages(); len(got) != 2 || got[0] != "one" || got[1] != "two" {
+		t.Fatalf("bob's chat shows %q, want [one two]", got)
+	}
+	if n := eval[int](bob, `import('/store.js').then(async (s) => (await s.waitingMessages()).length + (await s.getMessages('alice')).length)`); n != 2 {
+		t.Fatalf("%d records for 2 messages: one is stored twice or still waiting", n)
+	}
+}
+
+// TestSeqGapIsReplayedOrShown makes bob's device see seq 3 right after 1.
+// When the relay still has seq 2 (hidden only from the first stream), the
+// client reconnects from its last contiguous seq and shows all three in
+// order: a client that moved its cursor past the gap would never show
+// "lost". When the relay no longer has it, the page shows the notice
+// (today's client only wrote a console line: the control).
+func TestSeqGapIsReplayedOrShown(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		refill bool
+		want   []string
+		notice bool
+	}{
+		{name: "relay still has it", refill: true, want: []string{"before", "lost", "after"}},
+		{name: "relay lost it", want: []string{"before", "after"}, notice: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, alice, bob := aliceAndBob(t)
+			bob.openChat("alice")
+			alice.openChat("bob")
+			alice.send("before")
+			bob.waitMessage("before")
+			bobDevice := bob.deviceID()
+			bob.do(chromedp.Navigate("about:blank")) // offline
+			alice.send("lost")
+			alice.send("after")
+			alice.waitFor("all sent", `document.querySelectorAll('#messages .msg.out[data-status="sent"]').length === 3`)
+			if n := r.count(`SELECT count(*) FROM queue WHERE device_id = $1 AND seq IN (2, 3)`, bobDevice); n != 2 {
+				t.Fatalf("bob's queue holds %d of seq 2 and 3", n)
+			}
+
+			// Take seq 2 out of the queue before bob's first stream starts;
+			// put it back before the second, if the relay "still has it".
+			bg := context.Background()
+			if _, err := r.Pool.Exec(bg, `CREATE TABLE hidden AS SELECT * FROM queue WHERE device_id = $1 AND seq = 2`, bobDevice); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(bob.ctx)
+			defer cancel()
+			var streams atomic.Int32
+			go func() {
+				for ev, err := range chromedp.Events(ctx, fetch.RequestPaused) {
+					if err != nil {
+						return
+					}
+					switch streams.Add(1) {
+					case 1:
+						if _, err := r.Pool.Exec(bg, `DELETE FROM queue WHERE device_id = $1 AND seq = 2`, bobDevice); err != nil {
+							t.Error(err)
+						}
+					case 2:
+						if tc.refill {
+							if _, err := r.Pool.Exec(bg, `INSERT INTO queue SELECT * FROM hidden`); err != nil {
+								t.Error(err)
+							}
+						}
+					}
+					_, _ = chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+				}
+			}()
+			if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/api/events*"}}}); err != nil {
+				t.Fatal(err)
+			}
+
+			bob.do(chromedp.Navigate(r.URL + "/#/chat/alice"))
+			bob.waitMessage("after")
+			waitQueueEmpty(t, r)
+			if got := bob.messages(); !slices.Equal(got, tc.want) {
+				t.Fatalf("bob shows %q, want %q", got, tc.want)
+			}
+			if n := streams.Load(); n < 2 {
+				t.Fatalf("%d streams: the client did not reconnect at the gap", n)
+			}
+			if tc.notice {
+				bob.waitFor("the gap notice", `(() => { const n = document.getElementById('purge-notice'); return !n.hidden && n.dataset.reason === 'gap' && n.textContent.includes('never arrived'); })()`)
+				bob.screenshot("gap-notice")
+			} else if eval[bool](bob, `!document.getElementById('purge-notice').hidden`) {
+				t.Fatal("a notice, although the relay filled the gap")
+			}
+		})
+	}
+}
