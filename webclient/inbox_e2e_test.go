@@ -2,6 +2,9 @@ package webclient_test
 
 import (
 	"context"
+	"crypto/ecdh"
+	"crypto/rand"
+	"encoding/json"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -10,6 +13,10 @@ import (
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/oklog/ulid/v2"
+
+	"relay/relayclient"
+	"relay/relayclient/seal"
 )
 
 // TestWaitingToDecryptIsKeptAndOpensLater fails bob's lookups of alice's
@@ -175,5 +182,67 @@ func TestSeqGapIsReplayedOrShown(t *testing.T) {
 				t.Fatal("a notice, although the relay filled the gap")
 			}
 		})
+	}
+}
+
+// TestMessageUnderAChangedKeyOpens: alice's client knows bob's old key;
+// bob's next message is sealed under his new one. The client checks the
+// directory before calling it undecryptable, opens it, and warns that the
+// key changed. Today's client showed "Could not decrypt" for good (the
+// control), and a message that the directory's key does not open either
+// stays undecryptable, bytes kept (TestKnownIDFromPeerChangesNothing).
+func TestMessageUnderAChangedKeyOpens(t *testing.T) {
+	r := startRelay(t)
+	ctx := context.Background()
+	oldKey, _ := ecdh.P256().GenerateKey(rand.Reader)
+	bob := relayclient.New(r.URL)
+	if err := bob.Register(ctx, "bob", password, oldKey.PublicKey().Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	devKey, _ := ecdh.P256().GenerateKey(rand.Reader)
+	dev, err := bob.AddDevice(ctx, "go", devKey.PublicKey().Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob.Device = dev
+
+	_, alice := r.newProfile(t)
+	alice.register("alice")
+	alice.openChat("bob") // alice's client records bob's old key
+	if eval[bool](alice, `!!document.getElementById('key-warning')`) {
+		t.Fatal("a key warning before any change")
+	}
+	eval[chromedp.Void](alice, `location.hash = '#/chats'`)
+
+	newKey, _ := ecdh.P256().GenerateKey(rand.Reader)
+	if _, err := r.Pool.Exec(ctx, `UPDATE accounts SET public_key = $1 WHERE username = 'bob'`, newKey.PublicKey().Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	aliceAcc, err := bob.Lookup(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := seal.ConversationKey(newKey, aliceAcc.PublicKey, "bob", "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := ulid.Make().String()
+	rec, _ := json.Marshal(map[string]string{"type": "text", "text": "under my new key"})
+	iv := make([]byte, seal.IVSize)
+	_, _ = rand.Read(iv)
+	body, err := seal.Seal(key, iv, id, "bob", "alice", rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bob.Send(ctx, id, "alice", body); err != nil {
+		t.Fatal(err)
+	}
+	alice.waitFor("bob's chat", `document.querySelector('#chat-list .chat-item[data-user="bob"]')`)
+	waitQueueEmpty(t, r)
+	alice.openChat("bob")
+	alice.waitMessage("under my new key")
+	alice.waitFor("the key-change warning", `document.getElementById('key-warning')`)
+	if got := alice.messages(); len(got) != 1 {
+		t.Fatalf("alice shows %q", got)
 	}
 }
