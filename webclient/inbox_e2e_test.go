@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
@@ -91,7 +92,7 @@ func TestWaitingToDecryptIsKeptAndOpensLater(t *testing.T) {
 	if _, err := chromedp.Call(ctx, fetch.Disable, cdp.Empty{}); err != nil {
 		t.Fatal(err)
 	}
-	bob.waitFor("the messages opened, unread", `(() => { const c = `+aliceItem+`; const u = c && c.querySelector('.unread'); return u && u.textContent === '2' && c.querySelector('.preview').textContent === 'two'; })()`)
+	waitPastBackoff(bob, "the messages opened, unread", `(() => { const c = `+aliceItem+`; const u = c && c.querySelector('.unread'); return u && u.textContent === '2' && c.querySelector('.preview').textContent === 'two'; })()`)
 	bob.openChat("alice")
 	bob.waitMessage("two")
 	if got := bob.messages(); len(got) != 2 || got[0] != "one" || got[1] != "two" {
@@ -244,5 +245,18 @@ func TestMessageUnderAChangedKeyOpens(t *testing.T) {
 	alice.waitFor("the key-change warning", `document.getElementById('key-warning')`)
 	if got := alice.messages(); len(got) != 1 {
 		t.Fatalf("alice shows %q", got)
+	}
+}
+
+// waitPastBackoff is waitFor with a deadline past the client's longest
+// retry delay (60 s): on a busy machine the retry timer may be far into
+// its backoff when the test lets the lookups through.
+func waitPastBackoff(tb *tab, what, cond string) {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, 80*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(75*time.Second))); err != nil {
+		tb.screenshot("timeout")
+		tb.t.Fatalf("waiting for %s (%s): %v", what, cond, err)
 	}
 }

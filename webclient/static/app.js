@@ -188,7 +188,7 @@ async function chatsScreen() {
 // bodyText is what a bubble says. A message waiting to decrypt says what
 // it waits for; it opens by itself, so it offers nothing to press.
 function bodyText(m) {
-  if (m.waiting) return `Waiting to decrypt… This message will appear when ${m.from}'s key can be fetched from the relay.`;
+  if (m.waiting) return `Waiting to decrypt… This message will appear when ${m.chat}'s key can be fetched from the relay.`;
   if (m.undecryptable) return 'Could not decrypt this message.';
   return m.text;
 }
