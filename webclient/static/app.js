@@ -193,21 +193,101 @@ function bodyText(m) {
   return m.text;
 }
 
+// waitText says how long a message held back by the rate limit still
+// waits, in whole seconds.
+const plural = new Intl.PluralRules('en');
+
+function waitText(until) {
+  const n = Math.ceil((until - Date.now()) / 1000);
+  if (n <= 0) return 'Sending now…';
+  return `Waiting ${n} ${plural.select(n) === 'one' ? 'second' : 'seconds'} to send: too many messages in a short time. It will be sent by itself.`;
+}
+
+// The countdowns of the open chat tick once a second while there are any.
+let ticker = null;
+
+function tick() {
+  const waits = view.querySelectorAll('.msg .wait');
+  const list = chatDom && view.contains(chatDom.list) ? chatDom.list : null;
+  const atBottom = list && list.scrollHeight - list.scrollTop - list.clientHeight < 40;
+  for (const w of waits) w.textContent = waitText(Number(w.dataset.until));
+  if (atBottom) list.scrollTop = list.scrollHeight;
+  if (!waits.length) {
+    clearInterval(ticker);
+    ticker = null;
+  }
+}
+
 function messageNode(m) {
   const cls = ['msg', m.dir, m.status === 'failed' ? 'failed' : '', m.undecryptable ? 'undecryptable' : '', m.waiting ? 'waiting' : ''].filter(Boolean).join(' ');
-  const status = m.dir === 'out' ? ({ pending: 'sending…', sent: 'sent', failed: 'not sent' }[m.status] || '') : '';
+  const waiting = m.status === 'pending' && m.error && m.error.code === 'rate_limited' && m.error.until;
+  const status = m.dir === 'out' ? ({ pending: waiting ? 'waiting' : 'sending…', sent: 'sent', failed: 'not sent' }[m.status] || '') : '';
   const node = el('li', { class: cls, 'data-id': m.id, 'data-status': m.status },
     bodyText(m),
     el('span', { class: 'meta' }, fmtTime(m.ts), status ? ' · ' : '', status ? el('span', { class: 'status' }, status) : null));
-  if (m.error && m.status !== 'sent') {
+  if (waiting) {
+    // role=timer: read on request, not announced every second.
+    node.append(el('span', { class: 'wait', role: 'timer', 'data-until': m.error.until }, waitText(m.error.until)));
+    if (!ticker) ticker = setInterval(tick, 1000);
+  } else if (m.error && m.status !== 'sent') {
     node.append(el('span', { class: 'error', role: 'alert' }, m.error.text));
     if (m.status === 'failed') node.append(' ', el('button', { type: 'button', class: 'retry', onclick: () => sync.retry(m.id) }, 'Retry'));
   }
   return node;
 }
 
-// chatDom holds the open chat's live parts, so that updates replace the
-// message list and keep what is being typed in the composer.
+// chatRows returns the rows of a chat in the chat's order, each with a key
+// and a signature of what it shows.
+function chatRows(msgs) {
+  const rows = [];
+  let day = '';
+  for (const m of msgs) {
+    const d = fmtDay(m.ts);
+    if (d !== day) {
+      day = d;
+      rows.push({ key: 'day:' + d, sig: '', make: () => el('li', { class: 'day-sep', role: 'separator' }, d) });
+    }
+    if (m.id === newDividerAt) rows.push({ key: 'new', sig: '', make: () => el('li', { class: 'new-divider', role: 'separator' }, 'New messages') });
+    rows.push({ key: 'msg:' + m.id, sig: JSON.stringify([m.text, m.ts, m.status, m.error, m.undecryptable, m.waiting]), make: () => messageNode(m) });
+  }
+  if (!msgs.length) rows.push({ key: 'empty', sig: '', make: () => el('li', { class: 'muted' }, 'No messages yet.') });
+  return rows;
+}
+
+// rowInfo holds the key and signature of each row node.
+const rowInfo = new WeakMap();
+
+// placeRows makes list show rows, in place: a row keeps its node while what
+// it shows is unchanged, is rebuilt alone when it changed, and is moved
+// when its place in the order changed. Nothing else is touched.
+function placeRows(list, rows) {
+  const old = new Map();
+  for (const n of list.children) {
+    const info = rowInfo.get(n);
+    if (info) old.set(info.key, n);
+  }
+  const seen = new Set();
+  let i = 0;
+  for (const r of rows) {
+    if (seen.has(r.key)) continue;
+    seen.add(r.key);
+    let n = old.get(r.key);
+    old.delete(r.key);
+    if (!n || rowInfo.get(n).sig !== r.sig) {
+      const fresh = r.make();
+      rowInfo.set(fresh, { key: r.key, sig: r.sig });
+      if (n) n.replaceWith(fresh);
+      n = fresh;
+    }
+    if (list.children[i] !== n) list.insertBefore(n, list.children[i] || null);
+    i++;
+  }
+  for (const n of old.values()) n.remove();
+  while (list.children.length > i) list.lastElementChild.remove();
+}
+
+// chatDom holds the open chat's live parts, so that updates change the
+// rows in place and keep what is being typed in the composer.
 let chatDom = null;
 
 async function chatScreen(username, opening) {
@@ -222,18 +302,7 @@ async function chatScreen(username, opening) {
     }
   }
   const msgs = await store.getMessages(username);
-  const items = [];
-  let day = '';
-  for (const m of msgs) {
-    const d = fmtDay(m.ts);
-    if (d !== day) {
-      day = d;
-      items.push(el('li', { class: 'day-sep', role: 'separator' }, d));
-    }
-    if (m.id === newDividerAt) items.push(el('li', { class: 'new-divider', role: 'separator' }, 'New messages'));
-    items.push(messageNode(m));
-  }
-  if (!msgs.length) items.push(el('li', { class: 'muted' }, 'No messages yet.'));
+  const rows = chatRows(msgs);
   const warning = ch && ch.keyChanged ? el('div', { class: 'warning', id: 'key-warning', role: 'alert' },
     `${username}'s key has changed. This happens when they create a new account key — or when someone is in the middle. Compare the safety code with ${username} in person or on a call before you trust new messages.`, ' ',
     el('button', { type: 'button', onclick: () => sync.acceptKey(username) }, 'I compared the code')) : '';
@@ -241,13 +310,14 @@ async function chatScreen(username, opening) {
   if (!opening && chatDom && chatDom.username === username && view.contains(chatDom.list)) {
     if (gen !== renderGen) return;
     const atBottom = chatDom.list.scrollHeight - chatDom.list.scrollTop - chatDom.list.clientHeight < 40;
-    chatDom.list.replaceChildren(...items);
+    placeRows(chatDom.list, rows);
     chatDom.warning.replaceChildren(warning);
     if (atBottom) chatDom.list.scrollTop = chatDom.list.scrollHeight;
     return;
   }
 
-  const list = el('ol', { class: 'messages plain', id: 'messages', 'aria-label': 'Messages', 'aria-live': 'polite' }, ...items);
+  const list = el('ol', { class: 'messages plain', id: 'messages', 'aria-label': 'Messages', 'aria-live': 'polite' });
+  placeRows(list, rows);
   const warningSlot = el('div', {}, warning);
   const text = el('textarea', { id: 'composer', 'aria-label': `Message to ${username}`, placeholder: 'Write a message — Enter sends, Shift+Enter for a new line', rows: 2, maxlength: 16000 });
   const sendIt = async () => {

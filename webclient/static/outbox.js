@@ -1,7 +1,7 @@
 // outbox.js: sending. A message is written as pending before anything is
-// sent; the stream owner sends pending messages in the order they were
-// written, one pass at a time, with the id rules of ADR 0010 and the
-// outcomes of ADR 0012.
+// sent; the stream owner sends each chat's pending messages one at a time,
+// in the chat's order, with the id rules of ADR 0010 and the outcomes of
+// ADR 0012. Chats are independent: one chat waiting holds back no other.
 
 import * as store from './store.js';
 import * as api from './api.js';
@@ -11,13 +11,29 @@ import { isOwner, notify, onRemote, post } from './election.js';
 import { ulid, ulidTime } from './ulid.js';
 
 // REUSE_WINDOW: a retry keeps its id while the id's time is within this of
-// the device clock: one minute under the relay's ±5 minute window.
+// the device clock, behind or ahead: one minute under the relay's ±5 minute
+// window.
 const REUSE_WINDOW = 4 * 60 * 1000;
 
-let busy = false; // a pass is running
-let again = false; // something was written during the pass: run once more
-let retryTimer = null;
-let retryDelay = 3000; // backoff while the relay cannot be reached
+// FIRST_BACKOFF and MAX_BACKOFF bound the wait before sending again to a
+// relay that cannot be reached; a ready stream sends again at once.
+const FIRST_BACKOFF = 3000;
+const MAX_BACKOFF = 60000;
+
+// lanes holds, for each chat, its sending state:
+// {busy, again, timer, backoff}. busy: a pass over the chat is running;
+// again: something was written during it, run once more; timer: the next
+// pass after a wait.
+const lanes = new Map();
+
+function lane(chat) {
+  let l = lanes.get(chat);
+  if (!l) {
+    l = { busy: false, again: false, timer: null, backoff: FIRST_BACKOFF };
+    lanes.set(chat, l);
+  }
+  return l;
+}
 
 // Another tab wrote a pending message: the owner sends it.
 onRemote((ev) => {
@@ -31,7 +47,9 @@ function changed(chat) {
 // sendText records a message as pending and hands it to the stream owner.
 export async function sendText(chat, text) {
   const now = Date.now();
-  const m = { id: ulid(now), chat, from: account.me(), to: chat, dir: 'out', text, ts: now, sort: now, status: 'pending', tries: 0 };
+  // Not attempted yet: after everything in the chat, in the order typed,
+  // until its first attempt gives it a time (docs/storage.md, "Order").
+  const m = { id: ulid(now), chat, from: account.me(), to: chat, dir: 'out', text, ts: now, sort: Infinity, status: 'pending', tries: 0 };
   await store.putOutgoing(m);
   changed(chat);
   kick();
@@ -51,25 +69,55 @@ function kick() {
   else post({ type: 'kick' });
 }
 
-// flushOutbox sends pending messages in order. Only the stream owner does it,
-// one pass at a time.
+// flushOutbox sends the pending messages of every chat. Only the stream
+// owner does it; each chat has one pass at a time.
 export async function flushOutbox() {
   if (!isOwner() || !account.isLinked()) return;
-  if (busy) {
-    again = true;
+  const chats = new Set((await store.pendingMessages()).map((m) => m.chat));
+  await Promise.all([...chats].map(flushChat));
+}
+
+// flushChat sends one chat's pending messages in the chat's order. A
+// message goes only once the one before it was accepted or failed for
+// good (docs/storage.md, "Order"): a message waiting for the network or
+// for the rate limit stops the pass, and its timer starts the next one.
+async function flushChat(chat) {
+  const l = lane(chat);
+  if (l.busy) {
+    l.again = true;
     return;
   }
-  busy = true;
+  l.busy = true;
   try {
     do {
-      again = false;
-      for (const m of await store.pendingMessages()) {
-        if (!(await attempt(m))) break; // the relay is unreachable: stop
+      l.again = false;
+      for (const m of await store.pendingMessages(chat)) {
+        const left = rateWait(m) - Date.now();
+        if (left > 0) {
+          later(chat, left);
+          break;
+        }
+        if (!(await attempt(m))) break;
       }
-    } while (again);
+    } while (l.again);
   } finally {
-    busy = false;
+    l.busy = false;
   }
+}
+
+// rateWait is when a message refused by the rate limit may go again, or 0.
+function rateWait(m) {
+  return m.error && m.error.code === 'rate_limited' ? m.error.until || 0 : 0;
+}
+
+// later runs the chat's next pass in ms.
+function later(chat, ms) {
+  const l = lane(chat);
+  clearTimeout(l.timer);
+  l.timer = setTimeout(() => {
+    l.timer = null;
+    if (isOwner()) flushChat(chat);
+  }, ms);
 }
 
 function humanDuration(ms) {
@@ -88,12 +136,17 @@ async function fail(m, error) {
 }
 
 // attempt sends one pending message, with the id rules of ADR 0010. It
-// returns false when the relay could not be reached.
+// returns true when the message was accepted or failed for good, false
+// when it waits: for the network, or for the rate limit.
 async function attempt(m, freshOnly = false) {
-  if (Date.now() - ulidTime(m.id) > REUSE_WINDOW) {
-    // Too old for the relay's clock window: a fresh id, same place.
+  // The first attempt places the message at its time, kept through
+  // retries and renewals until the 202 brings the relay's (ADR 0010).
+  if (!Number.isFinite(m.sort)) m = { ...m, sort: Date.now() };
+  if (Math.abs(Date.now() - ulidTime(m.id)) > REUSE_WINDOW) {
+    // Too far from this clock for the relay's window, behind or ahead: a
+    // fresh id, same place, and no error of an attempt it never had.
     const oldId = m.id;
-    m = { ...m, id: ulid(), tries: 0 };
+    m = { ...m, id: ulid(), tries: 0, error: null };
     await store.renewOutgoing(m, oldId);
     changed(m.chat);
   }
@@ -106,13 +159,14 @@ async function attempt(m, freshOnly = false) {
       const body = await c.seal(key, c.randomIV(), m.id, account.me(), m.chat, JSON.stringify({ type: 'text', text: m.text }));
       m = { ...m, body: c.b64encode(body), bodyFor: m.id };
     }
-    m = { ...m, tries: m.tries + 1 };
+    // A rate-limit wait that ended is over: the message is sending again.
+    m = { ...m, tries: m.tries + 1, error: rateWait(m) ? null : m.error };
     await store.putOutgoing(m);
     changed(m.chat);
     const res = await api.send(m.id, m.chat, m.body);
     await store.markSent(m, res.ts);
     changed(m.chat);
-    retryDelay = 3000;
+    lane(m.chat).backoff = FIRST_BACKOFF;
     return true;
   } catch (e) {
     if (!(e instanceof api.ApiError)) {
@@ -121,7 +175,7 @@ async function attempt(m, freshOnly = false) {
     if (e.code === 'clock_skew') {
       if (reused && !freshOnly) {
         // The id was kept too long for the relay's clock: once more, fresh.
-        const fresh = { ...m, id: ulid(), tries: 0 };
+        const fresh = { ...m, id: ulid(), tries: 0, error: null };
         await store.renewOutgoing(fresh, m.id);
         changed(m.chat);
         return attempt(fresh, true);
@@ -131,7 +185,13 @@ async function attempt(m, freshOnly = false) {
       return fail(m, { code: 'clock_skew', text: `Not sent: this device's clock is ${humanDuration(off)} ${how} the relay's. Set the correct time, then retry.` });
     }
     if (e.code === 'rate_limited') {
-      return fail(m, { code: 'rate_limited', text: `Not sent: too many messages in a short time. Wait ${e.retryAfter || 60} seconds, then retry.` });
+      // A wait, not a failure: the chat's next pass sends it by itself
+      // when Retry-After has passed, and the ones after it in order.
+      const secs = e.retryAfter > 0 ? e.retryAfter : 60;
+      await store.markWaiting(m, { code: 'rate_limited', until: Date.now() + secs * 1000, text: 'Waiting to send: too many messages in a short time. It will be sent by itself.' });
+      changed(m.chat);
+      later(m.chat, secs * 1000);
+      return false;
     }
     if (e.code === 'unknown_recipient') {
       return fail(m, { code: 'unknown_recipient', text: `Not sent: there is no account named ${m.chat}.` });
@@ -139,9 +199,9 @@ async function attempt(m, freshOnly = false) {
     if (e.code === 'network' || e.status >= 500) {
       await store.markWaiting(m, { code: 'network', text: 'Not sent yet: the relay cannot be reached. It will be retried.' });
       changed(m.chat);
-      clearTimeout(retryTimer);
-      retryTimer = setTimeout(flushOutbox, retryDelay);
-      retryDelay = Math.min(retryDelay * 2, 60000);
+      const l = lane(m.chat);
+      later(m.chat, l.backoff);
+      l.backoff = Math.min(l.backoff * 2, MAX_BACKOFF);
       return false;
     }
     return fail(m, { code: e.code, text: 'Not sent: ' + e.message });

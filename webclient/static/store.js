@@ -108,10 +108,13 @@ export async function waitingMessages() {
   return all.filter((m) => m.waiting).sort((a, b) => a.seq - b.seq);
 }
 
-export async function pendingMessages() {
+// pendingMessages returns the outbox, of one chat or of all, in the chats'
+// order: by the order key, ties by id.
+export async function pendingMessages(chat) {
   const t = await tx(['messages']);
   const all = await req(t.objectStore('messages').getAll());
-  return all.filter((m) => m.dir === 'out' && m.status === 'pending').sort((a, b) => a.sort - b.sort);
+  return all.filter((m) => m.dir === 'out' && m.status === 'pending' && (chat === undefined || m.chat === chat))
+    .sort((a, b) => a.sort - b.sort || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 // ---- writes: the only ones ----
@@ -257,8 +260,11 @@ async function writeOutgoing(m, removeId) {
   t.objectStore('messages').put(m);
   const cs = t.objectStore('chats');
   const ch = (await req(cs.get(m.chat))) || newChat(m.chat);
-  if (m.sort >= ch.lastTs) {
-    ch.lastTs = m.sort;
+  // A message not attempted yet sorts last (Infinity); the chat list
+  // places it at the time it was typed.
+  const at = Number.isFinite(m.sort) ? m.sort : m.ts;
+  if (at >= ch.lastTs) {
+    ch.lastTs = at;
     ch.preview = m.text.slice(0, 80);
   }
   cs.put(ch);
@@ -277,9 +283,12 @@ export function renewOutgoing(m, oldId) {
   return writeOutgoing(m, oldId);
 }
 
-// markSent records the relay's 202: its time, and no sealed bytes kept.
+// markSent records the relay's 202: its time becomes the message's shown
+// time and its order key, as for every envelope received, so that the chat
+// has one order on every device (docs/storage.md, "Order"). No sealed bytes
+// are kept.
 export function markSent(m, ts) {
-  return writeOutgoing({ ...m, status: 'sent', ts, error: null, body: null, bodyFor: null });
+  return writeOutgoing({ ...m, status: 'sent', ts, sort: ts, error: null, body: null, bodyFor: null });
 }
 
 // markFailed records a refusal that waits for the person's Retry.
