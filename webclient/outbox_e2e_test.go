@@ -1,0 +1,282 @@
+package webclient_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"relay/internal/browser"
+	"relay/relay"
+)
+
+// skewedClockJS runs the page's clock off by %d milliseconds: Date.now()
+// and new Date() say so; a Date of a given time is that time.
+const skewedClockJS = `(() => {
+  const off = %d;
+  const D = Date;
+  class SkewedDate extends D {
+    constructor(...a) { if (a.length) super(...a); else super(D.now() + off); }
+    static now() { return D.now() + off; }
+  }
+  window.Date = SkewedDate;
+})();`
+
+// skewClock sets the clock of every page the profile loads from now on.
+func skewClock(t *testing.T, ctx context.Context, off time.Duration) {
+	t.Helper()
+	src := fmt.Sprintf(skewedClockJS, off.Milliseconds())
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pageClockOff returns how far the page's clock is from this process's.
+func pageClockOff(tb *tab) time.Duration {
+	tb.t.Helper()
+	ms := eval[int64](tb, `Date.now()`)
+	return time.Until(time.UnixMilli(ms)).Round(time.Minute)
+}
+
+// TestOneOrderWithASlowClock: alice's device clock is 4 minutes behind,
+// inside the relay's window. Bob asks, alice answers: both screens show the
+// answer below the question, because a chat is ordered by the relay's
+// accept time on every device (docs/storage.md, "Order"). The control is
+// the skew itself: ordered by alice's clock, her answer would be 4 minutes
+// before the question, which is what the client showed before.
+func TestOneOrderWithASlowClock(t *testing.T) {
+	r := startRelay(t)
+	p := browser.New(t)
+	skewClock(t, p.Ctx, -4*time.Minute)
+	alice := r.openTab(t, p.Ctx)
+	_, bob := r.newProfile(t)
+	if off := pageClockOff(alice); off != -4*time.Minute {
+		t.Fatalf("alice's clock is %v off, want -4m: the test would not test the skew", off)
+	}
+	alice.register("alice")
+	bob.register("bob")
+
+	bob.openChat("alice")
+	bob.send("are you there?")
+	bob.waitFor("the question sent", `document.querySelector('#messages .msg.out[data-status="sent"]')`)
+	alice.openChat("bob")
+	alice.waitMessage("are you there?")
+	alice.send("yes, here")
+	alice.waitFor("the answer sent", `document.querySelector('#messages .msg.out[data-status="sent"]')`)
+	bob.waitMessage("yes, here")
+
+	// The answer's id carries alice's clock, 4 minutes before the question.
+	if !eval[bool](alice, `import('/store.js').then(async s => {
+	  const ms = await s.getMessages('bob');
+	  const u = await import('/ulid.js');
+	  const ans = ms.find(m => m.text === 'yes, here'), qu = ms.find(m => m.text === 'are you there?');
+	  return u.ulidTime(ans.id) < u.ulidTime(qu.id) && ans.sort >= qu.sort;
+	})`) {
+		t.Fatal("the answer's id is not behind the question's, or its order key is not after it")
+	}
+	want := []string{"are you there?", "yes, here"}
+	for _, side := range []struct {
+		name string
+		tb   *tab
+	}{{"alice", alice}, {"bob", bob}} {
+		if got := side.tb.messages(); !slices.Equal(got, want) {
+			t.Errorf("%s shows %q, want %q", side.name, got, want)
+		}
+	}
+	// The same order from storage, as a chat opened again reads it.
+	alice.do(chromedp.Reload())
+	alice.waitMessage("yes, here")
+	if got := alice.messages(); !slices.Equal(got, want) {
+		t.Errorf("alice, after a reload, shows %q, want %q", got, want)
+	}
+}
+
+// failedWatchJS records every message row that ever shows as failed.
+const failedWatchJS = `(() => {
+  window.__failedSeen = [];
+  new MutationObserver(() => {
+    for (const e of document.querySelectorAll('#messages .msg.failed')) window.__failedSeen.push(e.firstChild.textContent);
+  }).observe(document.body, { subtree: true, childList: true, attributes: true });
+  return true;
+})()`
+
+// TestRateLimitIsAWait: with the relay's limit at 12 a minute (a token
+// every 5 seconds), alice sends 14 messages at once. The ones over the
+// limit wait Retry-After, showing a countdown, and go by themselves: none
+// is ever shown failed, and both sides show the typed order (docs/storage.md,
+// "Order"). The control is the relay's count of refusals: the test fails
+// unless some message was refused and waited.
+func TestRateLimitIsAWait(t *testing.T) {
+	r, alice, bob := aliceAndBob(t, func(c *relay.Config) { c.RatePerMinute = 12 })
+	alice.openChat("bob")
+	bob.openChat("alice")
+
+	// Count the 429s the browser saw.
+	ctx, cancel := context.WithCancel(alice.ctx)
+	defer cancel()
+	var refused atomic.Int32
+	go func() {
+		for ev, err := range chromedp.Events(ctx, fetch.RequestPaused) {
+			if err != nil {
+				return
+			}
+			if ev.ResponseStatusCode == 429 {
+				refused.Add(1)
+			}
+			_, _ = chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+		}
+	}()
+	if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/api/messages", RequestStage: fetch.RequestStageResponse}}}); err != nil {
+		t.Fatal(err)
+	}
+	eval[bool](alice, failedWatchJS)
+
+	var typed []string
+	var keys strings.Builder
+	for i := 1; i <= 14; i++ {
+		typed = append(typed, fmt.Sprintf("m%02d", i))
+		keys.WriteString(typed[i-1] + "\r")
+	}
+	alice.send(strings.TrimSuffix(keys.String(), "\r"))
+	alice.waitFor("a countdown", `[...document.querySelectorAll('#messages .msg.out .wait')].some(e => /^Waiting [2-9] seconds to send/.test(e.textContent))`)
+	// Waiting, the messages keep the typed order: the waiting one below
+	// those accepted before it, the ones typed after it below it.
+	if got := alice.messages(); !slices.Equal(got, typed) {
+		t.Errorf("while one waits, alice shows %q, want the typed order", got)
+	}
+	alice.screenshot("waiting")
+	alice.do(chromedp.EmulateViewport(390, 800))
+	alice.screenshot("waiting-390")
+	alice.do(chromedp.EmulateViewport(1280, 800))
+	alice.screenshot("waiting-1280")
+	alice.waitFor("the countdown at one second", `[...document.querySelectorAll('#messages .msg.out .wait')].some(e => e.textContent.startsWith('Waiting 1 second to send'))`)
+	alice.waitFor("all 14 sent", `document.querySelectorAll('#messages .msg.out[data-status="sent"]').length === 14`)
+	bob.waitFor("all 14 at bob", `document.querySelectorAll('#messages .msg.in').length === 14`)
+
+	if refused.Load() == 0 {
+		t.Fatal("the relay refused nothing: the test did not reach the rate limit")
+	}
+	if seen := eval[[]string](alice, `window.__failedSeen`); len(seen) > 0 {
+		t.Errorf("messages shown failed on the way: %q", seen)
+	}
+	if got := alice.messages(); !slices.Equal(got, typed) {
+		t.Errorf("alice shows %q, want the typed order", got)
+	}
+	if got := bob.messages(); !slices.Equal(got, typed) {
+		t.Errorf("bob shows %q, want the typed order", got)
+	}
+	if n := r.count(`SELECT count(*) FROM sent s JOIN accounts a ON a.id = s.account_id WHERE a.username = 'alice' AND s.to_username = 'bob'`); n != 14 {
+		t.Errorf("the relay accepted %d envelopes from alice to bob, want 14", n)
+	}
+	t.Logf("%d answers 429 on the way", refused.Load())
+}
+
+// postWatchJS records each POST /api/messages the page makes: the id, and
+// the error its stored record has at that moment.
+const postWatchJS = `(() => {
+  const f = window.fetch;
+  window.__posts = [];
+  window.fetch = async function (input, init) {
+    if (init && init.method === 'POST' && String(input).endsWith('/api/messages')) {
+      const id = JSON.parse(init.body).id;
+      const store = await import('/store.js');
+      const rec = await store.getMessage(id);
+      window.__posts.push({ id, hasRecord: !!rec, error: (rec && rec.error && rec.error.code) || '' });
+    }
+    return f.apply(this, arguments);
+  };
+})();`
+
+type postSeen struct {
+	ID        string `json:"id"`
+	HasRecord bool   `json:"hasRecord"`
+	Error     string `json:"error"`
+}
+
+// TestIDAheadOfTheClockIsRenewed: a message waits for the network; then
+// the device clock is set 6 minutes back (and the relay's with it, so that
+// the two agree again). The waiting id is now 6 minutes ahead of the
+// clock: the first retry sends it under a fresh id, whose record carries
+// no error of the attempts before (ADR-036 both ways, docs/storage.md,
+// "Ids"). The control is the first request after the clock moved: it
+// carried the old id before, and the relay refused it as clock_skew.
+func TestIDAheadOfTheClockIsRenewed(t *testing.T) {
+	var relayOff atomic.Int64
+	r := startRelay(t, func(c *relay.Config) {
+		c.Now = func() time.Time { return time.Now().Add(time.Duration(relayOff.Load())) }
+	})
+	p := browser.New(t)
+	alice := r.openTab(t, p.Ctx)
+	_, bob := r.newProfile(t)
+	alice.register("alice")
+	bob.register("bob")
+	alice.openChat("bob")
+
+	// Until let is set, no message reaches the relay.
+	var let atomic.Bool
+	ctx, cancel := context.WithCancel(alice.ctx)
+	defer cancel()
+	go func() {
+		for ev, err := range chromedp.Events(ctx, fetch.RequestPaused) {
+			if err != nil {
+				return
+			}
+			if !let.Load() {
+				_, _ = chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonConnectionReset})
+				continue
+			}
+			_, _ = chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+		}
+	}()
+	if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/api/messages", RequestStage: fetch.RequestStageRequest}}}); err != nil {
+		t.Fatal(err)
+	}
+	alice.send("after the clock moved")
+	alice.waitFor("the message waiting for the network", `import('/store.js').then(async s => (await s.pendingMessages()).some(m => m.tries > 0 && m.error && m.error.code === 'network'))`)
+	oldID := eval[string](alice, `import('/store.js').then(async s => (await s.pendingMessages())[0].id)`)
+
+	skewClock(t, p.Ctx, -6*time.Minute)
+	if _, err := chromedp.Call(p.Ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: postWatchJS}); err != nil {
+		t.Fatal(err)
+	}
+	relayOff.Store(int64(-6 * time.Minute))
+	alice.do(chromedp.Reload())
+	alice.waitFor("the chat after the reload", `document.getElementById('composer')`)
+	if off := pageClockOff(alice); off != -6*time.Minute {
+		t.Fatalf("alice's clock is %v off, want -6m", off)
+	}
+	let.Store(true)
+	alice.waitFor("the message sent", `document.querySelector('#messages .msg.out[data-status="sent"]')`)
+	bob.openChat("alice")
+	bob.waitMessage("after the clock moved")
+
+	posts := eval[[]postSeen](alice, `window.__posts`)
+	if len(posts) == 0 {
+		t.Fatal("the page made no request after the reload")
+	}
+	if posts[0].ID == oldID {
+		t.Fatalf("the first retry sent the id 6 minutes ahead of the clock (requests %+v)", posts)
+	}
+	if !posts[0].HasRecord || posts[0].Error != "" {
+		t.Errorf("the renewed record, as it was sent: %+v; want it stored with no error", posts[0])
+	}
+	for _, p := range posts {
+		if p.ID == oldID {
+			t.Errorf("the old id was sent again after the clock moved: %+v", posts)
+		}
+	}
+	if n := eval[int](alice, `import('/store.js').then(async s => (await s.getMessages('bob')).length)`); n != 1 {
+		t.Errorf("alice stores %d messages for bob, want 1 (the old record replaced)", n)
+	}
+	if got := bob.messages(); len(got) != 1 {
+		t.Errorf("bob shows %q, want the message once", got)
+	}
+}
