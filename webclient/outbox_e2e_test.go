@@ -73,15 +73,6 @@ func TestOneOrderWithASlowClock(t *testing.T) {
 	alice.waitFor("the answer sent", `document.querySelector('#messages .msg.out[data-status="sent"]')`)
 	bob.waitMessage("yes, here")
 
-	// The answer's id carries alice's clock, 4 minutes before the question.
-	if !eval[bool](alice, `import('/store.js').then(async s => {
-	  const ms = await s.getMessages('bob');
-	  const u = await import('/ulid.js');
-	  const ans = ms.find(m => m.text === 'yes, here'), qu = ms.find(m => m.text === 'are you there?');
-	  return u.ulidTime(ans.id) < u.ulidTime(qu.id) && ans.sort >= qu.sort;
-	})`) {
-		t.Fatal("the answer's id is not behind the question's, or its order key is not after it")
-	}
 	want := []string{"are you there?", "yes, here"}
 	for _, side := range []struct {
 		name string
@@ -90,6 +81,15 @@ func TestOneOrderWithASlowClock(t *testing.T) {
 		if got := side.tb.messages(); !slices.Equal(got, want) {
 			t.Errorf("%s shows %q, want %q", side.name, got, want)
 		}
+	}
+	// The answer's id carries alice's clock, 4 minutes before the question.
+	if !eval[bool](alice, `import('/store.js').then(async s => {
+	  const ms = await s.getMessages('bob');
+	  const u = await import('/ulid.js');
+	  const ans = ms.find(m => m.text === 'yes, here'), qu = ms.find(m => m.text === 'are you there?');
+	  return u.ulidTime(ans.id) < u.ulidTime(qu.id) && ans.sort >= qu.sort;
+	})`) {
+		t.Fatal("the answer's id is not behind the question's, or its order key is not after it")
 	}
 	// The same order from storage, as a chat opened again reads it.
 	alice.do(chromedp.Reload())
@@ -278,5 +278,71 @@ func TestIDAheadOfTheClockIsRenewed(t *testing.T) {
 	}
 	if got := bob.messages(); len(got) != 1 {
 		t.Errorf("bob shows %q, want the message once", got)
+	}
+}
+
+// TestOneChatWaitingHoldsBackNoOther: alice's message to bob hangs on its
+// way to the relay; her message to carol, typed after it, is sent all the
+// same, and bob's goes once the request is let through (docs/storage.md,
+// "Order": each chat's outbox in order, chats independent). The control is
+// the hold itself: before, one pass over every chat waited for it.
+func TestOneChatWaitingHoldsBackNoOther(t *testing.T) {
+	r, alice, bob := aliceAndBob(t)
+	_, carol := r.newProfile(t)
+	carol.register("carol")
+
+	ctx, cancel := context.WithCancel(alice.ctx)
+	defer cancel()
+	held := make(chan fetch.RequestID, 1)
+	var seen atomic.Int32
+	go func() {
+		for ev, err := range chromedp.Events(ctx, fetch.RequestPaused) {
+			if err != nil {
+				return
+			}
+			if ev.Request.Method == "POST" && seen.Add(1) == 1 {
+				held <- ev.RequestID // the first message, to bob: hold it
+				continue
+			}
+			_, _ = chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+		}
+	}()
+	if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/api/messages", RequestStage: fetch.RequestStageRequest}}}); err != nil {
+		t.Fatal(err)
+	}
+	alice.openChat("bob")
+	alice.send("to bob, held")
+	var id fetch.RequestID
+	select {
+	case id = <-held:
+	case <-time.After(20 * time.Second):
+		t.Fatal("alice's message to bob never left")
+	}
+	alice.send("to bob, after it")
+	alice.waitMessage("to bob, after it")
+	alice.openChat("carol")
+	alice.send("to carol, not held")
+	alice.waitFor("the message to carol sent while bob's hangs", `document.querySelector('#messages .msg.out[data-status="sent"]')`)
+	carol.openChat("alice")
+	carol.waitMessage("to carol, not held")
+	// Bob's second message, typed before carol's, has not left: it waits for
+	// the one before it.
+	if n := seen.Load(); n != 2 {
+		t.Fatalf("%d messages left alice, want 2: bob's first (held) and carol's", n)
+	}
+
+	if _, err := chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: id}); err != nil {
+		t.Fatal(err)
+	}
+	alice.openChat("bob")
+	alice.waitFor("both messages to bob sent", `document.querySelectorAll('#messages .msg.out[data-status="sent"]').length === 2`)
+	bob.openChat("alice")
+	bob.waitMessage("to bob, after it")
+	want := []string{"to bob, held", "to bob, after it"}
+	if got := bob.messages(); !slices.Equal(got, want) {
+		t.Errorf("bob shows %q, want %q", got, want)
+	}
+	if got := alice.messages(); !slices.Equal(got, want) {
+		t.Errorf("alice shows %q, want %q", got, want)
 	}
 }
