@@ -155,6 +155,9 @@ func TestRateLimitIsAWait(t *testing.T) {
 	alice.screenshot("waiting")
 	alice.do(chromedp.EmulateViewport(390, 800))
 	alice.screenshot("waiting-390")
+	if !eval[bool](alice, `document.documentElement.scrollWidth <= window.innerWidth`) {
+		t.Error("the page overflows sideways at 390 px with a countdown shown")
+	}
 	alice.do(chromedp.EmulateViewport(1280, 800))
 	alice.screenshot("waiting-1280")
 	alice.waitFor("the countdown at one second", `[...document.querySelectorAll('#messages .msg.out .wait')].some(e => e.textContent.startsWith('Waiting 1 second to send'))`)
