@@ -69,9 +69,15 @@ func TestOneOrderWithASlowClock(t *testing.T) {
 	bob.waitFor("the question sent", `document.querySelector('#messages .msg.out[data-status="sent"]')`)
 	alice.openChat("bob")
 	alice.waitMessage("are you there?")
+	// The question's row is marked: when the answer moves, the list is
+	// updated in place, not rebuilt.
+	eval[bool](alice, `(document.querySelector('#messages .msg.in').dataset.mark = 'kept', true)`)
 	alice.send("yes, here")
 	alice.waitFor("the answer sent", `document.querySelector('#messages .msg.out[data-status="sent"]')`)
 	bob.waitMessage("yes, here")
+	if !eval[bool](alice, `document.querySelector('#messages .msg.in').dataset.mark === 'kept'`) {
+		t.Error("alice's list was rebuilt for one message: the question's row is a new node")
+	}
 
 	want := []string{"are you there?", "yes, here"}
 	for _, side := range []struct {
