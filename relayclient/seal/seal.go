@@ -17,6 +17,13 @@
 // HKDF(ECDH(approver device, new device), Salt, "relay/v1 link" 0 from 0 to).
 // Its body is exactly [LinkBodySize] bytes, which no conversation body can
 // be, so devices tell the two apart without trying keys.
+//
+// Recovery: a recovery key is 20 random bytes, written in base32 with a
+// check character ([FormatRecoveryKey], [ParseRecoveryKey]). It wraps the
+// account key pair into a blob the relay stores and cannot open
+// ([WrapAccountKey], [UnwrapAccountKey]): version ‖ IV ‖ AES-256-GCM under
+// HKDF(recovery key, Salt, "relay/v1 recovery" 0 username), with the same
+// string as additional data.
 package seal
 
 import (

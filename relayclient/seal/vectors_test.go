@@ -78,10 +78,56 @@ type vectors struct {
 		BPub string `json:"bPub"`
 		Code string `json:"code"`
 	} `json:"safety"`
+	Recovery recoveryVectors `json:"recovery"`
+}
+
+// recoveryVectors are those of docs/crypto.md "Recovery key". Error codes
+// are shared with crypto.js: not_recovery_key, wrong_recovery_key,
+// bad_recovery_blob, key_mismatch.
+type recoveryVectors struct {
+	Keys    []recoveryKeyVector   `json:"keys"`
+	Parse   []recoveryParseVector `json:"parse"`   // spellings a person may type
+	NotKeys []recoveryNotKey      `json:"notKeys"` // refused as not_recovery_key
+	Wrap    []recoveryWrapVector  `json:"wrap"`
+	Fail    []recoveryFailVector  `json:"fail"` // must not unwrap
+}
+
+type recoveryKeyVector struct {
+	Key       string `json:"key"` // hex, 20 bytes
+	Formatted string `json:"formatted"`
+}
+
+type recoveryParseVector struct {
+	Input string `json:"input"`
+	Key   string `json:"key"`
+	Why   string `json:"why"`
+}
+
+type recoveryNotKey struct {
+	Input string `json:"input"`
+	Why   string `json:"why"`
+}
+
+type recoveryWrapVector struct {
+	Key         string `json:"key"`
+	Username    string `json:"username"`
+	D           string `json:"d"`      // hex scalar
+	Public      string `json:"public"` // base64 uncompressed point
+	IV          string `json:"iv"`
+	WrappingKey string `json:"wrappingKey"` // hex
+	Blob        string `json:"blob"`        // base64
+}
+
+type recoveryFailVector struct {
+	Key      string `json:"key"`
+	Username string `json:"username"`
+	Blob     string `json:"blob"`
+	Error    string `json:"error"`
+	Why      string `json:"why"`
 }
 
 // fixedKey derives a P-256 private key from a label, for reproducible vectors.
-func fixedKey(t *testing.T, label string) *ecdh.PrivateKey {
+func fixedKey(t testing.TB, label string) *ecdh.PrivateKey {
 	t.Helper()
 	d := sha256.Sum256([]byte("relay test key " + label))
 	k, err := ecdh.P256().NewPrivateKey(d[:])
@@ -200,10 +246,11 @@ func generate(t *testing.T) *vectors {
 			Code string `json:"code"`
 		}{p[0], base64.StdEncoding.EncodeToString(pa), p[1], base64.StdEncoding.EncodeToString(pb), SafetyCode(p[0], pa, p[1], pb)})
 	}
+	v.Recovery = generateRecovery(t, alice, bob)
 	return v
 }
 
-func load(t *testing.T) *vectors {
+func load(t testing.TB) *vectors {
 	t.Helper()
 	data, err := os.ReadFile(vectorsFile)
 	if err != nil {
