@@ -60,6 +60,47 @@ const katScript = `(async (v) => {
   for (const s of v.safety) {
     check(await c.safetyCode(s.a, c.b64decode(s.aPub), s.b, c.b64decode(s.bPub)) === s.code, 'safety code ' + s.a + '/' + s.b);
   }
+  const r = v.recovery;
+  const code = async (f) => { try { await f(); return 'no error'; } catch (err) { return err.code || String(err); } };
+  for (const k of r.keys) {
+    check(await c.formatRecoveryKey(c.unhex(k.key)) === k.formatted, 'recovery format ' + k.formatted);
+    let got = null;
+    try { got = c.hex(await c.parseRecoveryKey(k.formatted)); } catch (err) { got = String(err); }
+    check(got === k.key, 'recovery parse ' + k.formatted);
+  }
+  for (const p of r.parse) {
+    let got = null;
+    try { got = c.hex(await c.parseRecoveryKey(p.input)); } catch (err) { got = String(err); }
+    check(got === p.key, 'recovery parse: ' + p.why);
+  }
+  for (const n of r.notKeys) {
+    let err = null;
+    try { await c.parseRecoveryKey(n.input); } catch (e) { err = e; }
+    check(err instanceof c.NotRecoveryKeyError && err.code === 'not_recovery_key', 'recovery not a key: ' + n.why);
+  }
+  for (const w of r.wrap) {
+    const key = c.unhex(w.key);
+    check(c.hex(await c.recoveryWrappingKeyBytes(key, w.username)) === w.wrappingKey, 'recovery wrapping key ' + w.username);
+    const blob = await c.wrapAccountKey(key, w.username, c.unhex(w.d), c.b64decode(w.public), c.unhex(w.iv));
+    check(c.b64encode(blob) === w.blob && blob.length === c.RECOVERY_BLOB_SIZE, 'recovery wrap ' + w.username);
+    let got = null;
+    try { got = await c.unwrapAccountKey(key, w.username, c.b64decode(w.blob)); } catch (err) { got = null; }
+    check(got !== null && c.hex(got.d) === w.d && c.b64encode(got.publicKey) === w.public &&
+      c.hex(await c.exportPrivateScalar(got.privateKey)) === w.d, 'recovery unwrap ' + w.username);
+  }
+  for (const f of r.fail) {
+    check(await code(() => c.unwrapAccountKey(c.unhex(f.key), f.username, c.b64decode(f.blob))) === f.error, 'recovery fail: ' + f.why);
+  }
+  // Wrapping refuses a private key with another account's public key, given
+  // as a scalar or as the CryptoKey the client holds.
+  const w0 = r.wrap[0];
+  const other = r.wrap[1].public;
+  check(await code(() => c.wrapAccountKey(c.unhex(w0.key), w0.username, c.unhex(w0.d), c.b64decode(other))) === 'key_mismatch', 'recovery wrap of a mismatched pair');
+  const held = await c.importPrivate(c.unhex(w0.d), c.b64decode(w0.public));
+  const fresh = await c.wrapAccountKey(c.unhex(w0.key), w0.username, held, c.b64decode(w0.public));
+  check(c.hex((await c.unwrapAccountKey(c.unhex(w0.key), w0.username, fresh)).d) === w0.d, 'recovery wrap from a CryptoKey');
+  const made = await c.newRecoveryKey();
+  check(made.key.length === 20 && c.hex(await c.parseRecoveryKey(made.text)) === c.hex(made.key), 'new recovery key');
   return JSON.stringify({bad, checks});
 })`
 
@@ -98,21 +139,84 @@ func TestCryptoVectorsInBrowser(t *testing.T) {
 	b := browser.New(t)
 
 	r := runKAT(t, b.Ctx, srv.URL, vectors)
-	if len(r.Bad) > 0 || r.Checks < 20 {
-		t.Fatalf("crypto.js disagrees with the Go implementation (%d checks): %v", r.Checks, r.Bad)
+	if want := katChecks(t, vectors); len(r.Bad) > 0 || r.Checks != want {
+		t.Fatalf("crypto.js disagrees with the Go implementation (%d checks of %d): %v", r.Checks, want, r.Bad)
 	}
 
-	// Control: a vector changed by one character must fail, or the check
-	// above proves nothing.
-	var v map[string]any
-	_ = json.Unmarshal(vectors, &v)
-	envs := v["envelopes"].([]any)
-	e := envs[0].(map[string]any)
-	body := e["body"].(string)
-	e["body"] = strings.Replace(body, body[20:21], string(rune(body[20]^1)), 1)
-	broken, _ := json.Marshal(v)
-	r = runKAT(t, b.Ctx, srv.URL, broken)
-	if len(r.Bad) == 0 {
-		t.Fatal("a corrupted vector passed: the browser check cannot fail")
+	// Controls: a vector changed in one place must fail the check of that
+	// vector, or the checks above prove nothing.
+	for _, c := range []struct {
+		what   string
+		change func(v map[string]any)
+		want   string // a prefix of a reported mismatch
+	}{
+		{"envelope body", func(v map[string]any) {
+			e := v["envelopes"].([]any)[0].(map[string]any)
+			e["body"] = flipChar(e["body"].(string), 20, base64Chars)
+		}, "seal "},
+		{"recovery blob", func(v map[string]any) {
+			w := recoveryPart(v, "wrap", 0)
+			w["blob"] = flipChar(w["blob"].(string), 30, base64Chars)
+		}, "recovery wrap "},
+		{"check character", func(v map[string]any) {
+			k := recoveryPart(v, "keys", 0)
+			f := k["formatted"].(string)
+			k["formatted"] = flipChar(f, len(f)-1, base32Chars)
+		}, "recovery format "},
+		{"a key among the non-keys", func(v map[string]any) {
+			recoveryPart(v, "notKeys", 0)["input"] = recoveryPart(v, "keys", 0)["formatted"]
+		}, "recovery not a key: "},
+		{"a mismatched pair expected as a wrong key", func(v map[string]any) {
+			fails := v["recovery"].(map[string]any)["fail"].([]any)
+			fails[len(fails)-1].(map[string]any)["error"] = "wrong_recovery_key"
+		}, "recovery fail: "},
+	} {
+		var v map[string]any
+		if err := json.Unmarshal(vectors, &v); err != nil {
+			t.Fatal(err)
+		}
+		c.change(v)
+		broken, _ := json.Marshal(v)
+		r := runKAT(t, b.Ctx, srv.URL, broken)
+		found := false
+		for _, bad := range r.Bad {
+			found = found || strings.HasPrefix(bad, c.want)
+		}
+		if !found {
+			t.Errorf("control %q: no %q mismatch in %v: the browser check cannot fail", c.what, c.want, r.Bad)
+		}
 	}
+}
+
+// katChecks is the number of checks katScript makes on these vectors, so a
+// list it skipped shows.
+func katChecks(t *testing.T, vectors []byte) int {
+	t.Helper()
+	var v struct {
+		Conversation, Envelopes, Tampered, Padding, Safety []json.RawMessage
+		Recovery                                           struct{ Keys, Parse, NotKeys, Wrap, Fail []json.RawMessage }
+	}
+	if err := json.Unmarshal(vectors, &v); err != nil {
+		t.Fatal(err)
+	}
+	const link, recoveryExtra = 5, 3
+	r := v.Recovery
+	return 2*len(v.Conversation) + 2*len(v.Envelopes) + len(v.Tampered) + len(v.Padding) + link + len(v.Safety) +
+		2*len(r.Keys) + len(r.Parse) + len(r.NotKeys) + 3*len(r.Wrap) + len(r.Fail) + recoveryExtra
+}
+
+func recoveryPart(v map[string]any, list string, i int) map[string]any {
+	return v["recovery"].(map[string]any)[list].([]any)[i].(map[string]any)
+}
+
+const (
+	base64Chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	base32Chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+)
+
+// flipChar changes the character at i to the next one of its alphabet, so
+// the vector stays well-formed and only its value is wrong.
+func flipChar(s string, i int, alphabet string) string {
+	next := alphabet[(strings.IndexByte(alphabet, s[i])+1)%len(alphabet)]
+	return s[:i] + string(next) + s[i+1:]
 }

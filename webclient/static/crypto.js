@@ -214,3 +214,185 @@ export async function safetyCode(userA, pubA, userB, pubB) {
   const data = concat(te.encode(`relay/v1 safety code\u0000${userA}\u0000`), pubA, te.encode(`\u0000${userB}\u0000`), pubB);
   return digits(await sha256(data), 30, 5);
 }
+
+// ---- recovery key (docs/crypto.md "Recovery key") ----
+
+export const RECOVERY_KEY_SIZE = 20;
+export const RECOVERY_VERSION = 1;
+export const RECOVERY_BLOB_SIZE = 1 + IV_SIZE + LINK_PLAINTEXT_SIZE + TAG_SIZE;
+const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+const RECOVERY_CHARS = 32;
+
+// The errors of the recovery key, told apart by class or by code (the
+// codes of the known-answer vectors). A mistyped key is a
+// NotRecoveryKeyError before anything is decrypted; a well-formed key that
+// did not make the blob is a WrongRecoveryKeyError. No message holds the
+// key or the text typed.
+export class NotRecoveryKeyError extends Error {
+  constructor(reason) {
+    super('This is not a recovery key: ' + reason);
+    this.name = 'NotRecoveryKeyError';
+    this.code = 'not_recovery_key';
+    this.reason = reason;
+  }
+}
+
+export class WrongRecoveryKeyError extends Error {
+  constructor() {
+    super('This recovery key does not fit this account');
+    this.name = 'WrongRecoveryKeyError';
+    this.code = 'wrong_recovery_key';
+  }
+}
+
+export class RecoveryBlobError extends Error {
+  constructor() {
+    super('The stored recovery data is not version 1');
+    this.name = 'RecoveryBlobError';
+    this.code = 'bad_recovery_blob';
+  }
+}
+
+export class KeyMismatchError extends Error {
+  constructor() {
+    super('The private key does not belong to the public key');
+    this.name = 'KeyMismatchError';
+    this.code = 'key_mismatch';
+  }
+}
+
+function base32(bytes) {
+  let out = '';
+  let v = 0;
+  let bits = 0;
+  for (const b of bytes) {
+    v = (v << 8) | b;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += BASE32[(v >>> bits) & 31];
+    }
+    v &= (1 << bits) - 1;
+  }
+  if (bits > 0) out += BASE32[(v << (5 - bits)) & 31];
+  return out;
+}
+
+// unbase32 decodes characters of BASE32 whose count is a multiple of 8.
+function unbase32(s) {
+  const out = new Uint8Array((s.length * 5) / 8);
+  let v = 0;
+  let bits = 0;
+  let o = 0;
+  for (const ch of s) {
+    v = (v << 5) | BASE32.indexOf(ch);
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      out[o++] = (v >>> bits) & 0xff;
+    }
+    v &= (1 << bits) - 1;
+  }
+  return out;
+}
+
+async function checkChar(key) {
+  const sum = await sha256(concat(te.encode('relay/v1 recovery check\u0000'), key));
+  return BASE32[sum[0] >> 3];
+}
+
+function checkKeySize(key) {
+  if (!(key instanceof Uint8Array) || key.length !== RECOVERY_KEY_SIZE) throw new NotRecoveryKeyError(`a recovery key has ${RECOVERY_KEY_SIZE} bytes`);
+}
+
+// formatRecoveryKey writes a 20-byte key as 8 groups of 4 base32 characters
+// and the check character, joined by dashes.
+export async function formatRecoveryKey(key) {
+  checkKeySize(key);
+  const s = base32(key);
+  const groups = [];
+  for (let i = 0; i < RECOVERY_CHARS; i += 4) groups.push(s.slice(i, i + 4));
+  groups.push(await checkChar(key));
+  return groups.join('-');
+}
+
+// newRecoveryKey makes a recovery key: {key, text}, text being its written form.
+export async function newRecoveryKey() {
+  const key = crypto.getRandomValues(new Uint8Array(RECOVERY_KEY_SIZE));
+  return { key, text: await formatRecoveryKey(key) };
+}
+
+// parseRecoveryKey reads a key as a person typed it: any case, spaces, tabs,
+// line breaks and dashes ignored, 0, 1, 8 read as O, I, B. It looks at each
+// UTF-16 unit and refuses any that is not ASCII, as the Go parser refuses
+// bytes: no toUpperCase, which would turn 'ı' into 'I'.
+export async function parseRecoveryKey(text) {
+  if (typeof text !== 'string') throw new NotRecoveryKeyError('not text');
+  let norm = '';
+  for (let i = 0; i < text.length; i++) {
+    let c = text.charCodeAt(i);
+    if (c === 0x20 || c === 0x2d || c === 0x09 || c === 0x0a || c === 0x0d) continue;
+    if (c >= 0x61 && c <= 0x7a) c -= 0x20;
+    else if (c === 0x30) c = 0x4f; // 0 → O
+    else if (c === 0x31) c = 0x49; // 1 → I
+    else if (c === 0x38) c = 0x42; // 8 → B
+    if (!((c >= 0x41 && c <= 0x5a) || (c >= 0x32 && c <= 0x37))) throw new NotRecoveryKeyError('a character that is not a letter or a digit 2 to 7');
+    if (norm.length === RECOVERY_CHARS + 1) throw new NotRecoveryKeyError('too long');
+    norm += String.fromCharCode(c);
+  }
+  if (norm.length !== RECOVERY_CHARS + 1) throw new NotRecoveryKeyError('too short');
+  const key = unbase32(norm.slice(0, RECOVERY_CHARS));
+  if ((await checkChar(key)) !== norm[RECOVERY_CHARS]) throw new NotRecoveryKeyError('the check character does not match');
+  return key;
+}
+
+function recoveryInfo(username) {
+  return `relay/v1 recovery\u0000${username}`;
+}
+
+// recoveryWrappingKeyBytes derives the AES-256-GCM key that wraps username's
+// account key under a recovery key.
+export async function recoveryWrappingKeyBytes(key, username) {
+  checkKeySize(key);
+  return hkdf(key, recoveryInfo(username));
+}
+
+// accountKeyPair imports d with the public key; WebCrypto checks that they
+// belong together, and a pair that does not is a KeyMismatchError.
+async function accountKeyPair(d, pub) {
+  if (d.length !== 32 || pub.length !== 65 || pub[0] !== 4) throw new KeyMismatchError();
+  try {
+    return await importPrivate(d, pub);
+  } catch {
+    throw new KeyMismatchError();
+  }
+}
+
+// wrapAccountKey makes the recovery blob of username's account key pair. d
+// is the 32-byte private scalar or the account's private CryptoKey;
+// accountPublicRaw the uncompressed public key. iv is for the vectors only.
+export async function wrapAccountKey(key, username, d, accountPublicRaw, iv = randomIV()) {
+  if (d instanceof CryptoKey) d = await exportPrivateScalar(d);
+  await accountKeyPair(d, accountPublicRaw);
+  const wk = await aesKey(await recoveryWrappingKeyBytes(key, username));
+  const ct = await subtle.encrypt({ name: 'AES-GCM', iv, additionalData: te.encode(recoveryInfo(username)) }, wk, concat(d, accountPublicRaw));
+  return concat(new Uint8Array([RECOVERY_VERSION]), iv, new Uint8Array(ct));
+}
+
+// unwrapAccountKey opens username's recovery blob: {d, publicKey,
+// privateKey}, after checking that d belongs to publicKey. The caller must
+// still check that publicKey is the account's key in the directory.
+export async function unwrapAccountKey(key, username, blob) {
+  const wk = await aesKey(await recoveryWrappingKeyBytes(key, username));
+  if (blob.length !== RECOVERY_BLOB_SIZE || blob[0] !== RECOVERY_VERSION) throw new RecoveryBlobError();
+  let p;
+  try {
+    p = await openRaw(wk, te.encode(recoveryInfo(username)), blob.subarray(1));
+  } catch {
+    throw new WrongRecoveryKeyError();
+  }
+  const d = p.slice(0, 32);
+  const publicKey = p.slice(32);
+  const privateKey = await accountKeyPair(d, publicKey);
+  return { d, publicKey, privateKey };
+}
