@@ -2,6 +2,8 @@ package migrations_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -90,5 +92,53 @@ func TestConcurrentApply(t *testing.T) {
 	}
 	if n, err := migrations.Apply(ctx, pool); n != 0 || err != nil {
 		t.Fatalf("second apply ran %d: %v", n, err)
+	}
+}
+
+// TestStep4MarksLiveDevicesLinked: 0004 marks every device live before it
+// linked, leaves revoked ones unlinked, and gives accounts no recovery
+// blob. A device added after it starts unlinked (the column's default).
+func TestStep4MarksLiveDevicesLinked(t *testing.T) {
+	pool := emptyDB(t)
+	ctx := context.Background()
+	steps, _ := migrations.Steps()
+	run := func(s migrations.Step) {
+		t.Helper()
+		if _, err := pool.Exec(ctx, s.SQL); err != nil {
+			t.Fatalf("%s: %v", s.Name, err)
+		}
+	}
+	for _, s := range steps[:3] {
+		run(s)
+	}
+	if _, err := pool.Exec(ctx, `
+		INSERT INTO accounts (username, password_hash, public_key) VALUES ('alice', 'x', '\x04');
+		INSERT INTO devices (id, account_id, name, public_key) VALUES ('live', 1, 'a', '\x04');
+		INSERT INTO devices (id, account_id, name, public_key, revoked_at) VALUES ('revoked', 1, 'b', '\x04', now())`); err != nil {
+		t.Fatal(err)
+	}
+	run(steps[3])
+	if _, err := pool.Exec(ctx, `INSERT INTO devices (id, account_id, name, public_key) VALUES ('new', 1, 'c', '\x04')`); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := pool.Query(ctx, `SELECT id, linked FROM devices ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	linked, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (string, error) {
+		var id string
+		var l bool
+		err := r.Scan(&id, &l)
+		return fmt.Sprintf("%s=%t", id, l), err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(linked, " "); got != "live=true new=false revoked=false" {
+		t.Fatalf("after 0004: %s", got)
+	}
+	var blobs int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM accounts WHERE recovery_blob IS NOT NULL OR recovery_updated_at IS NOT NULL`).Scan(&blobs); err != nil || blobs != 0 {
+		t.Fatalf("%d accounts with a recovery blob after 0004: %v", blobs, err)
 	}
 }
