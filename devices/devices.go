@@ -1,9 +1,10 @@
 // Package devices knows who is speaking: accounts, their password logins and
 // sessions, their devices, the X-Device check, and who is whose contact.
 //
-// It stores password hashes (argon2id), SHA-256 hashes of session tokens and
-// public keys. It never sees a private key, a plaintext message or an
-// envelope body, and it never logs a password or a token.
+// It stores password hashes (argon2id), SHA-256 hashes of session tokens,
+// public keys and each account's recovery blob, which it treats as opaque
+// bytes. It never sees a private key, a plaintext message or an envelope
+// body, and it never logs a password, a token or a blob.
 package devices
 
 import (
@@ -31,6 +32,7 @@ var (
 	ErrDeviceForbidden = errors.New("device forbidden")
 	ErrUnknownDevice   = errors.New("unknown device")
 	ErrTooManyDevices  = errors.New("too many devices")
+	ErrNoRecovery      = errors.New("no recovery blob")
 )
 
 // SessionTTL is how long a session lasts after login.
@@ -54,6 +56,9 @@ type Device struct {
 	PublicKey  []byte
 	CreatedAt  time.Time
 	LastSeenAt *time.Time
+	// Linked reports whether the device holds the account key
+	// (docs/protocol.md, "GET /api/devices").
+	Linked bool
 }
 
 // Contact is an account that has exchanged an envelope with this one.
@@ -250,7 +255,9 @@ func (s *Store) AddDevice(ctx context.Context, accountID int64, name string, pub
 	d := Device{ID: ulid.MustNew(ulid.Timestamp(now), ulid.DefaultEntropy()).String(), AccountID: accountID,
 		Name: name, PublicKey: publicKey, CreatedAt: now}
 	// The account row's lock makes concurrent additions count one after
-	// the other; the count runs after the lock, so it sees them.
+	// the other; the count runs after the lock, so it sees them. It also
+	// orders the addition with a key replacement (ReplaceKey), so "no live
+	// linked device" is read after any revocation has committed.
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, accountID); err != nil {
 			return err
@@ -262,8 +269,13 @@ func (s *Store) AddDevice(ctx context.Context, accountID int64, name string, pub
 		if n >= s.maxDevices {
 			return &TooManyDevicesError{Max: s.maxDevices}
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO devices (id, account_id, name, public_key, created_at) VALUES ($1, $2, $3, $4, $5)`,
-			d.ID, accountID, name, publicKey, now)
+		// A device added while no live device holds the account key (a
+		// new account's first, or after every linked one was revoked)
+		// can be linked by no one: it is linked from the start.
+		err := tx.QueryRow(ctx, `INSERT INTO devices (id, account_id, name, public_key, created_at, linked)
+			VALUES ($1, $2, $3, $4, $5, NOT EXISTS (
+				SELECT 1 FROM devices WHERE account_id = $2 AND revoked_at IS NULL AND linked))
+			RETURNING linked`, d.ID, accountID, name, publicKey, now).Scan(&d.Linked)
 		return err
 	})
 	return d, err
@@ -290,14 +302,14 @@ func (s *Store) PurgeRevoked(ctx context.Context, before time.Time) (int64, erro
 
 // Devices lists an account's devices that are not revoked, oldest first.
 func (s *Store) Devices(ctx context.Context, accountID int64) ([]Device, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, account_id, name, public_key, created_at, last_seen_at
+	rows, err := s.pool.Query(ctx, `SELECT id, account_id, name, public_key, created_at, last_seen_at, linked
 		FROM devices WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at, id`, accountID)
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (Device, error) {
 		var d Device
-		err := row.Scan(&d.ID, &d.AccountID, &d.Name, &d.PublicKey, &d.CreatedAt, &d.LastSeenAt)
+		err := row.Scan(&d.ID, &d.AccountID, &d.Name, &d.PublicKey, &d.CreatedAt, &d.LastSeenAt, &d.Linked)
 		return d, err
 	})
 }

@@ -36,6 +36,7 @@ type deviceJSON struct {
 	PublicKey  string `json:"publicKey"`
 	CreatedAt  int64  `json:"createdAt"`
 	LastSeenAt *int64 `json:"lastSeenAt"`
+	Linked     bool   `json:"linked"`
 }
 
 type contactJSON struct {
@@ -205,7 +206,7 @@ func (s *Server) listDevices(w http.ResponseWriter, r *http.Request, _ httproute
 	}
 	out := make([]deviceJSON, 0, len(list))
 	for _, d := range list {
-		dj := deviceJSON{ID: d.ID, Name: d.Name, PublicKey: b64(d.PublicKey), CreatedAt: d.CreatedAt.UnixMilli()}
+		dj := deviceJSON{ID: d.ID, Name: d.Name, PublicKey: b64(d.PublicKey), CreatedAt: d.CreatedAt.UnixMilli(), Linked: d.Linked}
 		if d.LastSeenAt != nil {
 			ms := d.LastSeenAt.UnixMilli()
 			dj.LastSeenAt = &ms

@@ -42,6 +42,9 @@ const (
 	codeBadPassword
 	codeBadPublicKey
 	codeBadDeviceName
+	codeBadDeviceUpdate
+	codeBadRecoveryBlob
+	codeBadRevokeList
 	codeBadEnvelope
 	codeClockSkew
 	codeDeviceRequired
@@ -55,6 +58,7 @@ const (
 	codeUnknownAccount
 	codeUnknownRecipient
 	codeUnknownDevice
+	codeNoRecovery
 	codeNotFound
 	codeMethodNotAllowed
 	codeRequestTimeout
@@ -85,6 +89,9 @@ var codes = [numCodes]struct {
 	codeBadPassword:      {"bad_password", http.StatusBadRequest, fmt.Sprintf("a password is %d to %d bytes long", devices.MinPassword, devices.MaxPassword)},
 	codeBadPublicKey:     {"bad_public_key", http.StatusBadRequest, "the public key is not standard base64 of an uncompressed P-256 point"},
 	codeBadDeviceName:    {"bad_device_name", http.StatusBadRequest, fmt.Sprintf("a device name is 1 to %d bytes of printable UTF-8", devices.MaxDeviceName)},
+	codeBadDeviceUpdate:  {"bad_device_update", http.StatusBadRequest, "a device update is {\"name\": \"…\"} and/or {\"linked\": true}, nothing else"},
+	codeBadRecoveryBlob:  {"bad_recovery_blob", http.StatusBadRequest, fmt.Sprintf("a recovery blob is standard base64 of 1 to %d bytes", devices.MaxRecoveryBlob)},
+	codeBadRevokeList:    {"bad_revoke_list", http.StatusBadRequest, fmt.Sprintf("revoke lists at most %d device ids, and not the device speaking", devices.MaxRevoke)},
 	codeBadEnvelope:      {"bad_envelope", http.StatusBadRequest, "the envelope is not of the shape POST /api/messages takes"},
 	codeClockSkew:        {"clock_skew", http.StatusBadRequest, "the time in the envelope id is too far from the server's time; check the device clock"},
 	codeDeviceRequired:   {"device_required", http.StatusBadRequest, "this request speaks as a device: send its id in the X-Device header"},
@@ -98,6 +105,7 @@ var codes = [numCodes]struct {
 	codeUnknownAccount:   {"unknown_account", http.StatusNotFound, "no account has this username"},
 	codeUnknownRecipient: {"unknown_recipient", http.StatusNotFound, "no account has the username in \"to\""},
 	codeUnknownDevice:    {"unknown_device", http.StatusNotFound, "your account has no live device with this id"},
+	codeNoRecovery:       {"no_recovery", http.StatusNotFound, "this account has no recovery blob"},
 	codeNotFound:         {"not_found", http.StatusNotFound, "no such endpoint"},
 	codeMethodNotAllowed: {"method_not_allowed", http.StatusMethodNotAllowed, "this endpoint does not take this method"},
 	codeRequestTimeout:   {"request_timeout", http.StatusRequestTimeout, "the request body did not arrive in time; send it again"},
@@ -133,6 +141,10 @@ var (
 	errBadUsername      = codeBadUsername.err()
 	errBadPassword      = codeBadPassword.err()
 	errBadDeviceName    = codeBadDeviceName.err()
+	errBadDeviceUpdate  = codeBadDeviceUpdate.err()
+	errBadRecoveryBlob  = codeBadRecoveryBlob.err()
+	errBadRevokeList    = codeBadRevokeList.err()
+	errNoRecovery       = codeNoRecovery.err()
 	errDeviceRequired   = codeDeviceRequired.err()
 	errUnauthenticated  = codeUnauthenticated.err()
 	errBadCredentials   = codeBadCredentials.err()
@@ -172,6 +184,12 @@ func tooLarge(limit int64) *apiError {
 
 func tooManyAttempts(retryAfterSeconds int) *apiError {
 	return retryAfter(codeTooManyAttempts.errorf("too many login or registration attempts; retry in %d s", retryAfterSeconds), retryAfterSeconds)
+}
+
+// tooManyFetches refuses a fetch of the recovery blob over the account's
+// budget (docs/protocol.md, "GET /api/recovery").
+func tooManyFetches(retryAfterSeconds int) *apiError {
+	return retryAfter(codeTooManyAttempts.errorf("too many fetches of this account's recovery blob; retry in %d s", retryAfterSeconds), retryAfterSeconds)
 }
 
 func rateLimited(retryAfterSeconds int) *apiError {
@@ -220,6 +238,8 @@ func toAPIError(err error, requestID string) *apiError {
 		return errDeviceForbidden
 	case errors.Is(err, devices.ErrUnknownDevice):
 		return errUnknownDevice
+	case errors.Is(err, devices.ErrNoRecovery):
+		return errNoRecovery
 	case errors.As(err, &tooMany):
 		return tooManyDevices(tooMany.Max)
 	case errors.Is(err, queue.ErrIDConflict):

@@ -1,6 +1,12 @@
 package relay
 
-import "strconv"
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+
+	"relay/devices"
+)
 
 // parseLastEventID reads the Last-Event-ID header of a stream request: a seq
 // this device can have received, from 0 to head. "" means 0: replay all.
@@ -33,4 +39,108 @@ func parseAck(data []byte) (int64, error) {
 		return 0, codeBadAck.errorf("upTo must not be negative")
 	}
 	return *body.UpTo, nil
+}
+
+// parseRecoveryBlob decodes a recovery blob from the wire: standard padded
+// base64 of 1 to devices.MaxRecoveryBlob bytes, else bad_recovery_blob. The
+// relay looks no further: the blob is opaque to it.
+func parseRecoveryBlob(s string) ([]byte, error) {
+	b, err := devices.DecodeStdBase64(s)
+	if err != nil || len(b) == 0 || len(b) > devices.MaxRecoveryBlob {
+		return nil, errBadRecoveryBlob
+	}
+	return b, nil
+}
+
+// parseRecoveryBody reads the body of PUT /api/recovery: {"blob": "<base64>"}.
+func parseRecoveryBody(data []byte) ([]byte, error) {
+	var body struct {
+		Blob *string `json:"blob"`
+	}
+	if err := decodeJSON(data, &body); err != nil {
+		return nil, err
+	}
+	if body.Blob == nil {
+		return nil, errBadRecoveryBlob
+	}
+	return parseRecoveryBlob(*body.Blob)
+}
+
+// deviceUpdate is the body of PATCH /api/devices/:id.
+type deviceUpdate struct {
+	Name   *string // nil: keep the name
+	Linked bool    // the device says it holds the account key
+}
+
+// parseDeviceUpdate reads the body of PATCH /api/devices/:id. Unlike other
+// bodies, a member it does not know is refused (bad_device_update): a
+// client that sends one expects a change this relay would not make.
+func parseDeviceUpdate(data []byte) (deviceUpdate, error) {
+	var members map[string]json.RawMessage
+	if err := decodeJSON(data, &members); err != nil {
+		return deviceUpdate{}, err
+	}
+	var body struct {
+		Name   *string `json:"name"`
+		Linked *bool   `json:"linked"`
+	}
+	if err := decodeJSON(data, &body); err != nil {
+		return deviceUpdate{}, err
+	}
+	if len(members) == 0 {
+		return deviceUpdate{}, codeBadDeviceUpdate.errorf("the update is empty: give \"name\" or \"linked\": true")
+	}
+	for k := range members {
+		if k != "name" && k != "linked" {
+			return deviceUpdate{}, codeBadDeviceUpdate.errorf("a device update has only \"name\" and \"linked\"")
+		}
+	}
+	if _, ok := members["linked"]; ok && (body.Linked == nil || !*body.Linked) {
+		return deviceUpdate{}, codeBadDeviceUpdate.errorf("\"linked\" can only be true: a device stops holding the account key by being revoked")
+	}
+	if _, ok := members["name"]; ok && body.Name == nil {
+		return deviceUpdate{}, codeBadDeviceUpdate.errorf("\"name\" must be a string")
+	}
+	if body.Name != nil && !validDeviceName(*body.Name) {
+		return deviceUpdate{}, errBadDeviceName
+	}
+	return deviceUpdate{Name: body.Name, Linked: body.Linked != nil}, nil
+}
+
+// parseKeyReplacement reads the body of PUT /api/account/key, spoken by
+// device speaker, in the documented order: bad_public_key, bad_revoke_list,
+// bad_recovery_blob. Whether the listed devices exist is the database's
+// to say, in the transaction.
+func parseKeyReplacement(data []byte, speaker string) (devices.KeyReplacement, error) {
+	var body struct {
+		PublicKey string   `json:"publicKey"`
+		Revoke    []string `json:"revoke"`
+		Recovery  *string  `json:"recovery"`
+	}
+	if err := decodeJSON(data, &body); err != nil {
+		return devices.KeyReplacement{}, err
+	}
+	key, err := devices.ParsePublicKey(body.PublicKey)
+	if err != nil {
+		return devices.KeyReplacement{}, codeBadPublicKey.errorf("%s", err.Error())
+	}
+	revoke := make([]string, 0, len(body.Revoke))
+	for _, id := range body.Revoke {
+		if id == speaker {
+			return devices.KeyReplacement{}, codeBadRevokeList.errorf("the device speaking cannot revoke itself while it replaces the key")
+		}
+		if !slices.Contains(revoke, id) {
+			revoke = append(revoke, id)
+		}
+		if len(revoke) > devices.MaxRevoke {
+			return devices.KeyReplacement{}, codeBadRevokeList.errorf("revoke lists more than %d devices", devices.MaxRevoke)
+		}
+	}
+	var recovery []byte
+	if body.Recovery != nil {
+		if recovery, err = parseRecoveryBlob(*body.Recovery); err != nil {
+			return devices.KeyReplacement{}, err
+		}
+	}
+	return devices.KeyReplacement{Speaker: speaker, PublicKey: key, Revoke: revoke, Recovery: recovery}, nil
 }

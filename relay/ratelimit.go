@@ -12,16 +12,21 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// buckets are token buckets by key: perMinute tokens a minute, with a burst
-// of the same size.
+// buckets are token buckets by key: n tokens every period, with a burst of
+// n.
 type buckets[K comparable] struct {
-	perMinute int
-	mu        sync.Mutex // guards m
-	m         map[K]*rate.Limiter
+	n      int
+	period time.Duration
+	mu     sync.Mutex // guards m
+	m      map[K]*rate.Limiter
 }
 
 func newBuckets[K comparable](perMinute int) *buckets[K] {
-	return &buckets[K]{perMinute: perMinute, m: make(map[K]*rate.Limiter)}
+	return newBucketsPer[K](perMinute, time.Minute)
+}
+
+func newBucketsPer[K comparable](n int, period time.Duration) *buckets[K] {
+	return &buckets[K]{n: n, period: period, m: make(map[K]*rate.Limiter)}
 }
 
 // reserve takes a token for key at now. It returns nil and the number of
@@ -31,7 +36,7 @@ func (l *buckets[K]) reserve(key K, now time.Time) (*rate.Reservation, int) {
 	l.mu.Lock()
 	b := l.m[key]
 	if b == nil {
-		b = rate.NewLimiter(rate.Limit(float64(l.perMinute)/60), l.perMinute)
+		b = rate.NewLimiter(rate.Limit(float64(l.n)/l.period.Seconds()), l.n)
 		l.m[key] = b
 	}
 	l.mu.Unlock()
@@ -48,7 +53,7 @@ func (l *buckets[K]) sweep(now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for k, b := range l.m {
-		if b.TokensAt(now) >= float64(l.perMinute) {
+		if b.TokensAt(now) >= float64(l.n) {
 			delete(l.m, k)
 		}
 	}

@@ -160,8 +160,11 @@ type Server struct {
 	selfLimits *buckets[int64]  // envelopes per account to itself (ADR 0035)
 	authLimits *buckets[string] // logins and registrations per client address
 	userLimits *buckets[string] // logins per username
-	router     *httprouter.Router
-	patterns   routePatterns // the router's, for the access log
+	// recoveryLimits are fetches of the recovery blob per account
+	// (docs/protocol.md, "GET /api/recovery").
+	recoveryLimits *buckets[int64]
+	router         *httprouter.Router
+	patterns       routePatterns // the router's, for the access log
 
 	committer *queue.Committer
 
@@ -246,7 +249,11 @@ func New(cfg Config) (*Server, error) {
 		selfLimits: newBuckets[int64](cfg.SelfRatePerMinute),
 		authLimits: newBuckets[string](cfg.AuthPerMinute),
 		userLimits: newBuckets[string](cfg.AuthPerUserPerMinute),
-		closing:    make(chan struct{}),
+		// Ten an hour is plenty for a person restoring a browser or two;
+		// the blob is useless without the recovery key, and the budget
+		// bounds what a stolen session carries away in a burst.
+		recoveryLimits: newBucketsPer[int64](10, time.Hour),
+		closing:        make(chan struct{}),
 	}
 	s.committer = queue.NewCommitter(cfg.Pool, cfg.CommitWorkers, cfg.MaxGroup)
 	s.metrics = newMetrics(s)
@@ -307,7 +314,12 @@ func (s *Server) routes() *httprouter.Router {
 	route(http.MethodDelete, "/api/sessions", s.handle(s.logout))
 	route(http.MethodPost, "/api/devices", s.handle(s.addDevice))
 	route(http.MethodGet, "/api/devices", s.handle(s.listDevices))
+	route(http.MethodPatch, "/api/devices/:id", s.handle(s.updateDevice))
 	route(http.MethodDelete, "/api/devices/:id", s.handle(s.revokeDevice))
+	route(http.MethodPut, "/api/recovery", s.handle(s.putRecovery))
+	route(http.MethodGet, "/api/recovery", s.handle(s.getRecovery))
+	route(http.MethodDelete, "/api/recovery", s.handle(s.deleteRecovery))
+	route(http.MethodPut, "/api/account/key", s.handle(s.replaceKey))
 	route(http.MethodGet, "/api/contacts", s.handle(s.listContacts))
 	route(http.MethodPost, "/api/messages", s.handle(s.send))
 	route(http.MethodPost, "/api/ack", s.handle(s.ack))
@@ -473,6 +485,7 @@ func (s *Server) housekeeping(ctx context.Context) {
 	s.selfLimits.sweep(s.now())
 	s.authLimits.sweep(s.now())
 	s.userLimits.sweep(s.now())
+	s.recoveryLimits.sweep(s.now())
 }
 
 // BeginClose refuses new event streams (503 shutting_down) and ends every

@@ -77,6 +77,13 @@ type Device struct {
 	PublicKey  []byte `json:"publicKey"`
 	CreatedAt  int64  `json:"createdAt"`
 	LastSeenAt *int64 `json:"lastSeenAt"`
+	Linked     bool   `json:"linked"` // the device holds the account key
+}
+
+// Recovery is the answer of GET /api/recovery.
+type Recovery struct {
+	Blob      []byte    `json:"blob"`
+	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 // Contact is an entry of GET /api/contacts.
@@ -206,6 +213,51 @@ func (c *Client) Devices(ctx context.Context) ([]Device, error) {
 // Revoke revokes one of the account's devices.
 func (c *Client) Revoke(ctx context.Context, id string) error {
 	return c.Do(ctx, http.MethodDelete, "/api/devices/"+id, nil, nil)
+}
+
+// RenameDevice gives one of the account's devices a new name.
+func (c *Client) RenameDevice(ctx context.Context, id, name string) error {
+	return c.Do(ctx, http.MethodPatch, "/api/devices/"+id, map[string]string{"name": name}, nil)
+}
+
+// MarkLinked reports that c.Device holds the account key.
+func (c *Client) MarkLinked(ctx context.Context) error {
+	return c.Do(ctx, http.MethodPatch, "/api/devices/"+c.Device, map[string]bool{"linked": true}, nil)
+}
+
+// PutRecovery stores or replaces the account's recovery blob.
+func (c *Client) PutRecovery(ctx context.Context, blob []byte) error {
+	return c.Do(ctx, http.MethodPut, "/api/recovery", map[string]string{"blob": base64.StdEncoding.EncodeToString(blob)}, nil)
+}
+
+// GetRecovery fetches the account's recovery blob.
+func (c *Client) GetRecovery(ctx context.Context) (Recovery, error) {
+	var out Recovery
+	err := c.Do(ctx, http.MethodGet, "/api/recovery", nil, &out)
+	return out, err
+}
+
+// DeleteRecovery deletes the account's recovery blob.
+func (c *Client) DeleteRecovery(ctx context.Context) error {
+	return c.Do(ctx, http.MethodDelete, "/api/recovery", nil, nil)
+}
+
+// ReplaceKey replaces the account's public key as c.Device, revoking the
+// listed devices; recovery is the blob that wraps the new key, or nil to
+// leave the account without one. It returns the key the relay now serves.
+func (c *Client) ReplaceKey(ctx context.Context, publicKey []byte, revoke []string, recovery []byte) ([]byte, error) {
+	in := map[string]any{"publicKey": base64.StdEncoding.EncodeToString(publicKey), "revoke": revoke}
+	if revoke == nil {
+		in["revoke"] = []string{}
+	}
+	if recovery != nil {
+		in["recovery"] = base64.StdEncoding.EncodeToString(recovery)
+	}
+	var out struct {
+		PublicKey []byte `json:"publicKey"`
+	}
+	err := c.Do(ctx, http.MethodPut, "/api/account/key", in, &out)
+	return out.PublicKey, err
 }
 
 // Contacts lists the account's contacts.
