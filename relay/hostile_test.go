@@ -41,12 +41,18 @@ func TestHostileJSON(t *testing.T) {
 	allowed := map[string]bool{
 		"bad_json": true, "too_large": true, "bad_envelope": true, "bad_username": true, "bad_password": true,
 		"bad_public_key": true, "bad_device_name": true, "bad_ack": true, "bad_credentials": true,
+		"bad_device_update": true, "bad_recovery_blob": true, "bad_revoke_list": true,
 	}
 	before := s.state(t)
 	sessions := s.count(t, `SELECT count(*) FROM sessions`)
-	for _, path := range []string{"/api/accounts", "/api/sessions", "/api/devices", "/api/messages", "/api/ack"} {
+	account := s.recoveryState(t, "alice")
+	for _, ep := range []struct{ method, path string }{
+		{"POST", "/api/accounts"}, {"POST", "/api/sessions"}, {"POST", "/api/devices"}, {"POST", "/api/messages"}, {"POST", "/api/ack"},
+		{"PATCH", "/api/devices/" + alice.Devices[0]}, {"PUT", "/api/recovery"}, {"PUT", "/api/account/key"},
+	} {
+		path := ep.path
 		for name, body := range bodies {
-			req, _ := http.NewRequest("POST", s.URL+path, bytes.NewReader([]byte(body)))
+			req, _ := http.NewRequest(ep.method, s.URL+path, bytes.NewReader([]byte(body)))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Origin", s.URL)
 			req.Header.Set("X-Device", alice.Devices[0])
@@ -65,6 +71,9 @@ func TestHostileJSON(t *testing.T) {
 				t.Errorf("%s %s: %d %s", path, name, resp.StatusCode, raw)
 			}
 		}
+	}
+	if after := s.recoveryState(t, "alice"); after != account {
+		t.Errorf("hostile bodies changed the account:\n%s\n%s", account, after)
 	}
 	if after := s.state(t); after != before {
 		t.Errorf("hostile bodies changed the database: %v -> %v", before, after)

@@ -50,6 +50,26 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 	u, _ := url.Parse(s.URL)
 	token := alice.Client.HTTP.Jar.Cookies(u)[0].Value
 
+	// The recovery blob, a device's new name, a key replacement.
+	blob, newBlob := []byte("recovery-blob-marker-91c2"), []byte("recovery-blob-marker-52d8")
+	deviceName := "device-name-marker-3e4b"
+	if err := alice.Client.PutRecovery(ctx, blob); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.Client.GetRecovery(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := alice.Client.RenameDevice(ctx, alice.Devices[0], deviceName); err != nil {
+		t.Fatal(err)
+	}
+	if err := alice.device(0).MarkLinked(ctx); err != nil {
+		t.Fatal(err)
+	}
+	newAccountKey := newKey(t)
+	if _, err := alice.device(0).ReplaceKey(ctx, newAccountKey, nil, newBlob); err != nil {
+		t.Fatal(err)
+	}
+
 	// Bob revokes his second device, then its id is refused everywhere.
 	revoked := bob.Devices[1]
 	if err := bob.Client.Revoke(ctx, revoked); err != nil {
@@ -102,6 +122,10 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 		`"method":"POST","path":"/api/accounts/:username","status":405`,
 		`"method":"OPTIONS","path":"/api/devices/:id"`,
 		`"method":"DELETE","path":"/api/devices/:id","status":204`,
+		`"method":"PATCH","path":"/api/devices/:id","status":204`,
+		`"method":"PUT","path":"/api/recovery","status":204`,
+		`"method":"GET","path":"/api/recovery","status":200`,
+		`"method":"PUT","path":"/api/account/key","status":200`,
 		`"msg":"request failed","request_id":`,
 		`"method":"GET","path":"/app.js","status":200`,
 		`"path":"(unmatched)"`,
@@ -119,6 +143,11 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 		"username":       aliceName,
 		"other username": bobName,
 		"unknown name":   nobody,
+		"recovery blob":  b64(blob),
+		"blob in clear":  string(blob),
+		"new blob":       b64(newBlob),
+		"device name":    deviceName,
+		"new key":        b64(newAccountKey),
 	}
 	for i, id := range append(alice.Devices, bob.Devices...) {
 		secrets[fmt.Sprintf("device id %d", i)] = id

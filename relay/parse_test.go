@@ -1,7 +1,9 @@
 package relay
 
 import (
+	"encoding/hex"
 	"errors"
+	"slices"
 	"testing"
 	"unicode/utf8"
 
@@ -170,6 +172,114 @@ func FuzzDeviceBody(f *testing.F) {
 			if body.Name == "" || len(body.Name) > devices.MaxDeviceName || !utf8.ValidString(body.Name) {
 				t.Fatalf("accepted device name %q", body.Name)
 			}
+		}
+	})
+}
+
+// apiCode is err's stable code, failing the test for an error without one.
+func apiCode(t *testing.T, err error) string {
+	t.Helper()
+	if err == nil {
+		return ""
+	}
+	var ae *apiError
+	if !errors.As(err, &ae) || ae.status != 400 {
+		t.Fatalf("refusal %v is not a 400 with a code", err)
+	}
+	return ae.code
+}
+
+// FuzzRecoveryBody: PUT /api/recovery's body is refused with bad_json
+// exactly when decodeJSON refuses it, else with bad_recovery_blob; what
+// passes is 1 to 1024 bytes whose one spelling is the blob given.
+func FuzzRecoveryBody(f *testing.F) {
+	for _, s := range []string{`{"blob":"AQID"}`, `{"blob":""}`, `{}`, `{"blob":null}`, `{"blob":5}`, `{"blob":"AQ"}`,
+		`{"blob":"-_-_"}`, `{"blob":"AQID","blob":"AQID"}`, "{\"blob\":\"AQID\",\"x\":\"\xff\"}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		blob, err := parseRecoveryBody(data)
+		var shape struct {
+			Blob *string `json:"blob"`
+		}
+		decodeErr := decodeJSON(data, &shape)
+		switch code := apiCode(t, err); {
+		case decodeErr != nil:
+			if code != "bad_json" {
+				t.Fatalf("%q: %q, want bad_json", data, code)
+			}
+		case code == "":
+			if len(blob) == 0 || len(blob) > devices.MaxRecoveryBlob || b64(blob) != *shape.Blob {
+				t.Fatalf("%q: accepted %d bytes", data, len(blob))
+			}
+		case code != "bad_recovery_blob":
+			t.Fatalf("%q: %q, want bad_recovery_blob", data, code)
+		}
+	})
+}
+
+// FuzzDeviceUpdate: PATCH /api/devices/:id's body. A refusal has one of
+// the three codes of its checks; what passes changes something, names
+// only a valid name, and sets linked only to true.
+func FuzzDeviceUpdate(f *testing.F) {
+	for _, s := range []string{`{"name":"Work laptop"}`, `{"linked":true}`, `{"name":"a","linked":true}`, `{}`, `{"linked":false}`,
+		`{"name":null}`, `{"name":""}`, `{"name":"a\u0000"}`, `{"name":"a","x":1}`, `{"name":"a","name":"b"}`, `null`, `[]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		u, err := parseDeviceUpdate(data)
+		switch code := apiCode(t, err); code {
+		case "":
+			if u.Name == nil && !u.Linked {
+				t.Fatalf("%q: accepted an update that changes nothing", data)
+			}
+			if u.Name != nil && !validDeviceName(*u.Name) {
+				t.Fatalf("%q: accepted name %q", data, *u.Name)
+			}
+			if !jsontext.Value(data).IsValid() {
+				t.Fatalf("%q: accepted a body that is not I-JSON", data)
+			}
+		case "bad_json", "bad_device_update", "bad_device_name":
+		default:
+			t.Fatalf("%q: code %q", data, code)
+		}
+	})
+}
+
+// FuzzKeyReplacement: PUT /api/account/key's body. A refusal has the code
+// of one of its checks; what passes has a valid key, at most 20 distinct
+// ids without the speaker, and no blob or a blob of 1 to 1024 bytes.
+func FuzzKeyReplacement(f *testing.F) {
+	const speaker = "01J00000000000000000000000"
+	// The P-256 base point, uncompressed.
+	g, _ := hex.DecodeString("046b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c2964fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5")
+	key := b64(g)
+	f.Add([]byte(`{"publicKey":"` + key + `","revoke":[],"recovery":"AQID"}`))
+	f.Add([]byte(`{"publicKey":"` + key + `","revoke":["` + speaker + `"]}`))
+	f.Add([]byte(`{"publicKey":"` + key + `","revoke":["a","a","b"],"recovery":""}`))
+	f.Add([]byte(`{"publicKey":"BAAA","revoke":"x"}`))
+	f.Add([]byte(`{"publicKey":"` + key + `","publicKey":"` + key + `"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := parseKeyReplacement(data, speaker)
+		switch code := apiCode(t, err); code {
+		case "":
+			if _, err := devices.ParsePublicKey(b64(r.PublicKey)); err != nil {
+				t.Fatalf("%q: accepted key %x", data, r.PublicKey)
+			}
+			if len(r.Revoke) > devices.MaxRevoke || slices.Contains(r.Revoke, speaker) {
+				t.Fatalf("%q: accepted revoke list %q", data, r.Revoke)
+			}
+			for i, id := range r.Revoke {
+				if slices.Contains(r.Revoke[i+1:], id) {
+					t.Fatalf("%q: %q listed twice", data, id)
+				}
+			}
+			if r.Recovery != nil && (len(r.Recovery) == 0 || len(r.Recovery) > devices.MaxRecoveryBlob) {
+				t.Fatalf("%q: accepted a blob of %d bytes", data, len(r.Recovery))
+			}
+		case "bad_json", "bad_public_key", "bad_revoke_list", "bad_recovery_blob":
+		default:
+			t.Fatalf("%q: code %q", data, code)
 		}
 	})
 }
