@@ -21,6 +21,7 @@ type DeviceQueue struct {
 // Stats is what the relay holds at one moment: counts and sizes only.
 type Stats struct {
 	Accounts           int64
+	RecoveryBlobs      int64 // accounts with a recovery blob
 	Devices            int64
 	RevokedDevices     int64
 	Sessions           int64
@@ -32,11 +33,13 @@ type Stats struct {
 	PerDevice          []DeviceQueue // devices with a non-empty queue
 }
 
-// ReadStats reads the counts. It reads no envelope body, only its length.
+// ReadStats reads the counts. It reads no envelope body, only its length,
+// and no recovery blob, only whether there is one.
 func ReadStats(ctx context.Context, pool *pgxpool.Pool, now time.Time) (*Stats, error) {
 	s := &Stats{}
 	err := pool.QueryRow(ctx, `SELECT
 		(SELECT count(*) FROM accounts),
+		(SELECT count(*) FROM accounts WHERE recovery_blob IS NOT NULL),
 		(SELECT count(*) FROM devices WHERE revoked_at IS NULL),
 		(SELECT count(*) FROM devices WHERE revoked_at IS NOT NULL),
 		(SELECT count(*) FROM sessions WHERE expires_at > $1),
@@ -45,7 +48,7 @@ func ReadStats(ctx context.Context, pool *pgxpool.Pool, now time.Time) (*Stats, 
 		(SELECT count(*) FROM contacts),
 		(SELECT count(*) FROM queue),
 		(SELECT coalesce(sum(octet_length(body)), 0) FROM queue)`, now).Scan(
-		&s.Accounts, &s.Devices, &s.RevokedDevices, &s.Sessions, &s.ExpiredSessions,
+		&s.Accounts, &s.RecoveryBlobs, &s.Devices, &s.RevokedDevices, &s.Sessions, &s.ExpiredSessions,
 		&s.IdempotencyRecords, &s.Contacts, &s.Queued, &s.QueuedBytes)
 	if err != nil {
 		return nil, err

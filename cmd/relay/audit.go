@@ -136,6 +136,7 @@ func size(n int64) string {
 func printStats(w io.Writer, s *audit.Stats) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "accounts\t%d\n", s.Accounts)
+	fmt.Fprintf(tw, "recovery blobs\t%d\n", s.RecoveryBlobs)
 	fmt.Fprintf(tw, "devices\t%d (and %d revoked)\n", s.Devices, s.RevokedDevices)
 	fmt.Fprintf(tw, "sessions\t%d (and %d expired, deleted within a minute)\n", s.Sessions, s.ExpiredSessions)
 	fmt.Fprintf(tw, "contact pairs\t%d\n", s.Contacts)

@@ -66,10 +66,13 @@ func TestAuditStatsCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	if _, err := pool.Exec(ctx, `INSERT INTO accounts (username, password_hash, public_key) VALUES ('alice', 'x', '\x04')`); err != nil {
+	if _, err := pool.Exec(ctx, `INSERT INTO accounts (username, password_hash, public_key) VALUES ('alice', 'x', '\x04'), ('bob', 'x', '\x04')`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pool.Exec(ctx, `INSERT INTO devices (id, account_id, name, public_key, seq) SELECT '01JQ00000000000000000DEV01', id, 'd', '\x04', 2 FROM accounts`); err != nil {
+	if _, err := pool.Exec(ctx, `UPDATE accounts SET recovery_blob = '\xc0ffee', recovery_updated_at = now() WHERE username = 'alice'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO devices (id, account_id, name, public_key, seq) SELECT '01JQ00000000000000000DEV01', id, 'd', '\x04', 2 FROM accounts WHERE username = 'alice'`); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := pool.Exec(ctx, `INSERT INTO queue (device_id, seq, envelope_id, from_username, from_device, to_username, ts, body)
@@ -80,12 +83,15 @@ func TestAuditStatsCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	for _, want := range []string{"accounts             1", "queued envelopes     2 (5 B of ciphertext)", "01JQ00000000000000000DEV01  alice    2       5 B"} {
+	for _, want := range []string{"accounts             2", "recovery blobs       1", "queued envelopes     2 (5 B of ciphertext)", "01JQ00000000000000000DEV01  alice    2       5 B"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stats lack %q:\n%s", want, out)
 		}
 	}
 	if strings.Contains(out, "deadbeef") {
 		t.Fatal("stats show envelope content")
+	}
+	if strings.Contains(out, "c0ffee") {
+		t.Fatal("stats show a recovery blob")
 	}
 }
