@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/julienschmidt/httprouter"
 
+	"relay/envelope"
 	"relay/queue"
 )
 
@@ -92,6 +93,11 @@ func (s *Server) updateDevice(w http.ResponseWriter, r *http.Request, p httprout
 		return err
 	}
 	id := p.ByName("id")
+	// Device ids are canonical ULIDs; anything else is no device, and
+	// PostgreSQL would refuse a NUL or invalid UTF-8 with a 500.
+	if _, err := envelope.ParseID(id); err != nil {
+		return errUnknownDevice
+	}
 	if u.Linked {
 		var deviceErr error
 		switch r.Header.Get("X-Device") {
@@ -140,6 +146,11 @@ func (s *Server) replaceKey(w http.ResponseWriter, r *http.Request, _ httprouter
 		return err
 	}
 	rep.AccountID = acc.ID
+	for _, id := range rep.Revoke {
+		if _, err := envelope.ParseID(id); err != nil {
+			return errUnknownDevice // never a device; the last check anyway
+		}
+	}
 	ctx := r.Context()
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := s.accounts.ReplaceKey(ctx, tx, rep); err != nil {

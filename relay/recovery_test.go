@@ -311,6 +311,9 @@ func TestDeviceUpdate(t *testing.T) {
 		{"foreign", alice.Client, foreign, origin, `{"name": "x"}`, "unknown_device"},
 		{"revoked", alice.Client, revoked, origin, `{"name": "x"}`, "unknown_device"},
 		{"malformed id", alice.Client, "x'y", origin, `{"name": "x"}`, "unknown_device"},
+		{"NUL in the id", alice.Client, "%00", origin, `{"name": "x"}`, "unknown_device"},
+		{"invalid UTF-8 in the id", alice.Client, "%ff", origin, `{"name": "x"}`, "unknown_device"},
+		{"NUL, linked", alice.Client, "%00", asOther, `{"linked": true}`, "unknown_device"},
 		{"device before X-Device", alice.Client, foreign, origin, `{"linked": true}`, "unknown_device"},
 		{"device before another speaker", alice.Client, revoked, asOther, `{"linked": true}`, "unknown_device"},
 		{"X-Device required", alice.Client, mine, origin, `{"linked": true}`, "device_required"},
@@ -457,6 +460,7 @@ func TestReplaceKeyCheckOrder(t *testing.T) {
 		{"foreign with a live one", alice.Client, as(speaker), body(key, []string{other, foreign}, nil), "unknown_device"},
 		{"revoked with a live one", alice.Client, as(speaker), body(key, []string{other, revoked}, nil), "unknown_device"},
 		{"malformed with a live one", alice.Client, as(speaker), body(key, []string{other, "x'); DROP TABLE devices; --"}, nil), "unknown_device"},
+		{"NUL with a live one", alice.Client, as(speaker), body(key, []string{other, "a\x00b"}, nil), "unknown_device"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := raw(t, tc.client, "PUT", "/api/account/key", tc.header, tc.body)
