@@ -163,7 +163,10 @@ func (tb *tab) waitFor(what, cond string) {
 	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(20*time.Second)))
 	if err != nil {
 		tb.screenshot(strings.ReplaceAll(what, " ", "-"))
-		state, _ := chromedp.Run(tb.ctx, chromedp.Evaluate[string](`(async () => { const s = await import('/sync.js'); const store = await import('/store.js'); return JSON.stringify({conn: s.connection(), owner: s.isOwner(), linked: s.isLinked(), cursor: await store.getMeta('cursor'), bar: document.getElementById('conn-bar').textContent}); })()`, chromedp.EvalAwaitPromise))
+		// Bounded: a client stuck in IndexedDB would hang the dump too.
+		sctx, scancel := context.WithTimeout(tb.ctx, 5*time.Second)
+		defer scancel()
+		state, _ := chromedp.Run(sctx, chromedp.Evaluate[string](`(async () => { const s = await import('/sync.js'); const store = await import('/store.js'); return JSON.stringify({conn: s.connection(), owner: s.isOwner(), linked: s.isLinked(), cursor: await store.getMeta('cursor'), bar: document.getElementById('conn-bar').textContent}); })()`, chromedp.EvalAwaitPromise))
 		tb.t.Logf("client state: %s", state)
 		tb.t.Fatalf("waiting for %s (%s): %v", what, cond, err)
 	}
