@@ -12,10 +12,34 @@ let account = null; // {username, publicKey, privateKey|null}
 let device = null; // {id, publicKey, privateKey, name}
 const keys = new Map(); // username -> {key: AES key of the conversation, pub}
 
-// Another tab logged out: forget the account until load() reads it again.
+let revoked = false; // the relay said this device is revoked
+
+// Another tab logged out: this one is logged out too, at once. Another
+// tab heard that this device is revoked: so is this one.
 onRemote((ev) => {
-  if (ev.type === 'account') account = null;
+  if (ev.type === 'account') forget();
+  if (ev.type === 'revoked') revoked = true;
 });
+
+// A 403 device_forbidden to this device's X-Device: it was revoked.
+api.onDeviceForbidden(() => {
+  if (!device || revoked) return;
+  revoked = true;
+  notify({ type: 'revoked' });
+});
+
+// isRevoked reports whether the relay refused this device as revoked.
+export function isRevoked() {
+  return revoked;
+}
+
+function forget() {
+  keys.clear();
+  account = null;
+  device = null;
+  revoked = false;
+  api.setDevice(null);
+}
 
 export function me() {
   return account ? account.username : null;
@@ -38,6 +62,7 @@ export function current() {
 export async function load() {
   account = (await store.getMeta('account')) || null;
   device = (await store.getMeta('device')) || null;
+  revoked = false;
   if (device) api.setDevice(device.id);
   return !!(account && device);
 }
@@ -68,6 +93,7 @@ export async function registerAccount(username, password) {
   const dev = await newDevice();
   account = { username, publicKey: pub, privateKey: pair.privateKey };
   device = dev;
+  revoked = false;
   await store.startDevice(account, device);
 }
 
@@ -85,6 +111,7 @@ export async function loginAccount(username, password) {
     if (list.some((d) => d.id === storedDevice.id)) {
       account = stored;
       device = storedDevice;
+      revoked = false;
       return;
     }
   }
@@ -93,20 +120,22 @@ export async function loginAccount(username, password) {
   const dev = await newDevice();
   account = { username, publicKey: pub, privateKey: null };
   device = dev;
+  revoked = false;
   await store.startDevice(account, device);
 }
 
-// logout ends the session and clears this profile. stopStream closes this
-// tab's event stream (the inbox's, passed in to keep the modules apart).
+// logout ends the session and clears this profile, in every tab of it.
+// stopStream closes this tab's event stream (the inbox's, passed in to keep
+// the modules apart). The other tabs hear it before the database is
+// deleted: they forget the account, stop their streams and close their
+// connections, so the delete is not blocked. The caller then leaves the
+// stream election.
 export async function logout(stopStream) {
   try { await api.logout(); } catch { /* the session may be gone already */ }
   stopStream();
-  keys.clear();
-  account = null;
-  device = null;
-  api.setDevice(null);
-  await store.clearAll();
+  forget();
   notify({ type: 'account' });
+  await store.clearAll();
 }
 
 // linked records the account key a link envelope brought.

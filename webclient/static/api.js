@@ -11,9 +11,16 @@ export class ApiError extends Error {
 }
 
 let deviceId = null;
+let deviceForbidden = () => {};
 
 export function setDevice(id) {
   deviceId = id;
+}
+
+// onDeviceForbidden names who hears that the relay refused the X-Device
+// sent (403 device_forbidden): the device was revoked.
+export function onDeviceForbidden(fn) {
+  deviceForbidden = fn;
 }
 
 async function call(method, path, body) {
@@ -36,7 +43,9 @@ async function call(method, path, body) {
     const extra = {};
     if (resp.headers.get('Retry-After')) extra.retryAfter = Number(resp.headers.get('Retry-After'));
     if (data && data.serverTime) extra.serverTime = data.serverTime;
-    throw new ApiError(resp.status, (data && data.error) || 'http_error', (data && data.message) || resp.statusText, extra);
+    const code = (data && data.error) || 'http_error';
+    if (code === 'device_forbidden' && headers['X-Device']) deviceForbidden();
+    throw new ApiError(resp.status, code, (data && data.message) || resp.statusText, extra);
   }
   return data;
 }

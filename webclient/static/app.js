@@ -15,6 +15,12 @@ let current = null; // {name, arg}
 let openChatName = null;
 let newDividerAt = null; // the first unread message id when the chat opened
 
+// revoked: the relay said this device is no longer of the account, on the
+// stream or by refusing its X-Device. Nothing can be sent from it.
+function revoked() {
+  return sync.connection() === 'revoked' || sync.isRevoked();
+}
+
 // el builds an element: el('p', {class: 'x'}, 'text', child, …).
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -230,8 +236,16 @@ function messageNode(m) {
     node.append(el('span', { class: 'wait', role: 'timer', 'data-until': m.error.until }, waitText(m.error.until)));
     if (!ticker) ticker = setInterval(tick, 1000);
   } else if (m.error && m.status !== 'sent') {
-    node.append(el('span', { class: 'error', role: 'alert' }, m.error.text));
-    if (m.status === 'failed') node.append(' ', el('button', { type: 'button', class: 'retry', onclick: () => sync.retry(m.id) }, 'Retry'));
+    const text = m.error.code === 'device_forbidden' ? 'Not sent: this browser was removed from your account.' : m.error.text;
+    node.append(el('span', { class: 'error', role: 'alert' }, text));
+    // A revoked device cannot send: a Retry could never work.
+    if (m.status === 'failed' && !revoked()) node.append(' ', el('button', { type: 'button', class: 'retry', onclick: () => sync.retry(m.id) }, 'Retry'));
+  }
+  if (m.dir === 'in' && !m.waiting) {
+    node.append(el('button', {
+      type: 'button', class: 'mark-unread', 'aria-label': 'Mark as unread from this message',
+      onclick: () => markUnreadFrom(m),
+    }, 'Mark as unread'));
   }
   return node;
 }
@@ -248,7 +262,7 @@ function chatRows(msgs) {
       rows.push({ key: 'day:' + d, sig: '', make: () => el('li', { class: 'day-sep', role: 'separator' }, d) });
     }
     if (m.id === newDividerAt) rows.push({ key: 'new', sig: '', make: () => el('li', { class: 'new-divider', role: 'separator' }, 'New messages') });
-    rows.push({ key: 'msg:' + m.id, sig: JSON.stringify([m.text, m.ts, m.status, m.error, m.undecryptable, m.waiting]), make: () => messageNode(m) });
+    rows.push({ key: 'msg:' + m.id, sig: JSON.stringify([m.text, m.ts, m.status, m.error, m.undecryptable, m.waiting, m.status === 'failed' && revoked()]), make: () => messageNode(m) });
   }
   if (!msgs.length) rows.push({ key: 'empty', sig: '', make: () => el('li', { class: 'muted' }, 'No messages yet.') });
   return rows;
@@ -290,6 +304,29 @@ function placeRows(list, rows) {
 // rows in place and keep what is being typed in the composer.
 let chatDom = null;
 
+// markUnreadFrom makes m and what follows it unread, here and on the
+// account's other devices, and goes back to the chat list: staying would
+// read them again at once.
+async function markUnreadFrom(m) {
+  // Leaving is not reading: neither the leaving nor the change that comes
+  // back while the chat is still on screen moves the position forward.
+  openChatName = null;
+  current = null;
+  await sync.markUnread(m.chat, m.id);
+  location.hash = '#/chats';
+}
+
+// renderComposer disables the composer of a revoked device and says why
+// and what to do.
+function renderComposer() {
+  if (!chatDom || !view.contains(chatDom.text)) return;
+  const off = revoked();
+  chatDom.text.disabled = off;
+  chatDom.sendBtn.disabled = off;
+  chatDom.note.hidden = !off;
+  chatDom.note.textContent = off ? 'This browser was removed from your account, so it can no longer send or receive messages. To use it again, log out, then log in: it is added as a new device.' : '';
+}
+
 async function chatScreen(username, opening) {
   const gen = ++renderGen;
   const ch = await store.getChat(username);
@@ -297,7 +334,8 @@ async function chatScreen(username, opening) {
     newDividerAt = null;
     if (ch && ch.unread) {
       const msgs = await store.getMessages(username);
-      const first = msgs.find((m) => m.dir === 'in' && m.id > (ch.readUpTo || ''));
+      const pos = store.readPosition(ch);
+      const first = msgs.find((m) => store.isUnread(m, pos));
       newDividerAt = first ? first.id : null;
     }
   }
@@ -313,6 +351,7 @@ async function chatScreen(username, opening) {
     placeRows(chatDom.list, rows);
     chatDom.warning.replaceChildren(warning);
     if (atBottom) chatDom.list.scrollTop = chatDom.list.scrollHeight;
+    renderComposer();
     return;
   }
 
@@ -322,7 +361,7 @@ async function chatScreen(username, opening) {
   const text = el('textarea', { id: 'composer', 'aria-label': `Message to ${username}`, placeholder: 'Write a message — Enter sends, Shift+Enter for a new line', rows: 2, maxlength: 16000 });
   const sendIt = async () => {
     const t = text.value.trim();
-    if (!t) return;
+    if (!t || revoked()) return;
     text.value = '';
     await sync.sendText(username, t);
     text.focus();
@@ -333,6 +372,9 @@ async function chatScreen(username, opening) {
       sendIt();
     }
   });
+  const sendBtn = el('button', { type: 'button', id: 'send-btn', class: 'primary', onclick: sendIt }, 'Send');
+  const note = el('p', { id: 'composer-note', class: 'warning', role: 'status', hidden: true });
+  text.setAttribute('aria-describedby', 'composer-note');
   const safety = el('p', { id: 'safety-code', class: 'code', hidden: true });
   const safetyBtn = el('button', {
     type: 'button', id: 'safety-btn', 'aria-controls': 'safety-code',
@@ -347,10 +389,11 @@ async function chatScreen(username, opening) {
       el('h2', { id: 'chat-title' }, username === sync.me() ? 'Notes to self' : username),
       safetyBtn),
     el('p', { class: 'muted' }, 'Compare the safety code with ', username, ' out of band: if both of you see the same digits, nobody is in the middle.'),
-    safety, warningSlot, el('p', { id: 'chat-error', class: 'error', role: 'alert' }), list,
-    el('div', { class: 'composer' }, text, el('button', { type: 'button', id: 'send-btn', class: 'primary', onclick: sendIt }, 'Send'))));
+    safety, warningSlot, el('p', { id: 'chat-error', class: 'error', role: 'alert' }), list, note,
+    el('div', { class: 'composer' }, text, sendBtn)));
   if (!shown) return;
-  chatDom = { username, list, warning: warningSlot };
+  chatDom = { username, list, warning: warningSlot, text, sendBtn, note };
+  renderComposer();
   list.scrollTop = list.scrollHeight;
   text.focus();
 }
@@ -457,15 +500,30 @@ function startSession() {
   renderPurge();
 }
 
+// loggedOut clears the screens: a logout in this tab or in another tab of
+// the profile. Nothing decrypted stays on the page.
+function loggedOut() {
+  nav.hidden = true;
+  current = null;
+  openChatName = null;
+  chatDom = null;
+  renderBar();
+  renderPurge();
+  authScreen();
+}
+
 sync.subscribe(async (ev) => {
   if (ev.type === 'conn') renderBar();
   if (ev.type === 'purge') renderPurge();
-  if (ev.type === 'linked' || ev.type === 'account') {
-    if (ev.type === 'account' && !(await sync.load())) {
-      nav.hidden = true;
-      authScreen();
-      return;
-    }
+  if (ev.type === 'account') {
+    loggedOut();
+    return;
+  }
+  if ((ev.type === 'conn' && ev.state === 'revoked') || ev.type === 'revoked') {
+    // The Retry buttons go, the composer says why it is off.
+    if (current && current.name === 'chat') chatScreen(current.arg, false);
+  }
+  if (ev.type === 'linked') {
     await sync.load();
     route();
   }
@@ -489,10 +547,7 @@ document.addEventListener('visibilitychange', () => {
 window.addEventListener('hashchange', route);
 document.getElementById('logout').addEventListener('click', async () => {
   await sync.logout();
-  nav.hidden = true;
-  current = null;
-  renderBar();
-  authScreen();
+  loggedOut();
 });
 
 (async () => {

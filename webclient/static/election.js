@@ -10,6 +10,7 @@ const remoteHandlers = []; // the modules that keep state from other tabs
 
 let owner = false;
 let started = false;
+let leave = null; // aborts the lock request, or releases the lock held
 
 // subscribe hears every event, from this tab and from the others.
 export function subscribe(fn) {
@@ -54,17 +55,34 @@ export function start(stream) {
   }
   started = true;
   const become = () => {
-    if (!stream.canOwn()) return;
     owner = true;
     notify({ type: 'owner' }, false);
     stream.open();
   };
   if (!navigator.locks) {
-    become();
+    if (stream.canOwn()) become();
     return;
   }
-  navigator.locks.request('relay-stream', () => {
+  const quit = new AbortController();
+  leave = quit;
+  navigator.locks.request('relay-stream', { signal: quit.signal }, () => {
+    if (quit.signal.aborted || !stream.canOwn()) {
+      // Nothing to stream for: let the next tab have it.
+      if (leave === quit) started = false;
+      return undefined;
+    }
     become();
-    return new Promise(() => {}); // held for the life of this tab
-  });
+    // Held for the life of this tab, or until stop.
+    return new Promise((resolve) => quit.signal.addEventListener('abort', resolve));
+  }).catch(() => { /* stopped before the lock was granted */ });
+}
+
+// stop leaves the election: a logout. The lock, held or asked for, is
+// released, so the next tab (or this one, logged in again) can own the
+// stream. The caller closes the stream.
+export function stop() {
+  if (leave) leave.abort();
+  leave = null;
+  started = false;
+  owner = false;
 }

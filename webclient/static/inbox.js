@@ -14,6 +14,7 @@ import * as account from './account.js';
 import { isOwner, notify, onRemote, post, subscribe } from './election.js';
 import { flushOutbox } from './outbox.js';
 import { refreshKey } from './contacts.js';
+import { parseRecord } from './readstate.js';
 
 // A stream that has said nothing (not even a ping) for this long is dead.
 const SILENCE_LIMIT = 50 * 1000;
@@ -235,9 +236,7 @@ async function decrypt(env) {
   if (record.type === 'text' && typeof record.text === 'string') {
     return { kind: 'message', msg: { ...base, text: record.text } };
   }
-  if (record.type === 'read' && self && typeof record.chat === 'string' && typeof record.upTo === 'string') {
-    return { kind: 'read', chat: record.chat, upTo: record.upTo };
-  }
+  if (record.type === 'read' && self) return parseRecord(record);
   return { kind: 'skip' }; // a record type this client does not know
 }
 

@@ -1,31 +1,129 @@
 // readstate.js: read positions, shared with the account's other devices
-// as encrypted read records to the account itself (ADR 0015). Records that
-// arrive are applied by the inbox, in the batch's transaction.
+// as encrypted read records to the account itself (ADR 0015, refined by
+// ADR 0041). A position is an order key of the chat {sort, id} and a
+// version v that only "Mark as unread" raises. Records that arrive are
+// applied by the inbox, in the batch's transaction; records this device
+// made are kept by the store and sent by the stream owner until the relay
+// accepts them.
 
 import * as store from './store.js';
 import * as api from './api.js';
 import * as c from './crypto.js';
 import * as account from './account.js';
-import { notify } from './election.js';
+import { isOwner, notify, onRemote, post, subscribe } from './election.js';
 import { ulid } from './ulid.js';
 
-// markRead moves the chat's read position to its newest incoming message
-// and tells the account's other devices, so read state converges.
+let busy = false; // a pass is running
+let again = false; // a record was written during the pass: run once more
+let retryTimer = null;
+let retryDelay = 3000; // backoff while the relay cannot be reached
+
+// Another tab moved a position: the owner sends it. The owner sends what
+// is left when it takes the stream and whenever the stream is ready again.
+onRemote((ev) => {
+  if (ev.type === 'reads' && isOwner()) flushReads();
+});
+subscribe((ev) => {
+  if (ev.type === 'owner' || (ev.type === 'conn' && ev.state === 'open')) flushReads();
+});
+
+function kick() {
+  if (isOwner()) flushReads();
+  else post({ type: 'reads' });
+}
+
+// markRead moves the chat's read position forward to its newest incoming
+// message, by the chat's order, and has it sent to the other devices.
 export async function markRead(username) {
-  const msgs = await store.getMessages(username);
+  const msgs = await store.getMessages(username); // in the chat's order
   // A message still waiting to decrypt has not been read.
-  const lastIn = msgs.filter((m) => m.dir === 'in' && !m.waiting).map((m) => m.id).sort().pop();
-  const { advanced, touched } = await store.setReadPosition(username, lastIn);
+  const lastIn = msgs.filter((m) => m.dir === 'in' && !m.waiting).pop();
+  const pos = lastIn ? { sort: lastIn.sort, id: lastIn.id } : null;
+  const { advanced, touched } = await store.setReadPosition(username, pos);
   if (touched) notify({ type: 'changed', chats: [username] });
-  if (advanced && account.isLinked()) {
-    try {
-      const me = account.me();
-      const id = ulid();
-      const { key } = await account.convKey(me);
-      const body = await c.seal(key, c.randomIV(), id, me, me, JSON.stringify({ type: 'read', chat: username, upTo: lastIn }));
-      await api.send(id, me, c.b64encode(body));
-    } catch (e) {
-      console.warn('sync: could not share the read position', e.code);
+  if (advanced) kick();
+}
+
+// markUnread moves the chat's read position back to just before message
+// id, on this device and, by a record with a higher version, on the
+// account's other devices.
+export async function markUnread(username, id) {
+  const msgs = await store.getMessages(username);
+  const i = msgs.findIndex((m) => m.id === id);
+  if (i < 0) return;
+  const prev = msgs[i - 1];
+  await store.markUnread(username, prev ? { sort: prev.sort, id: prev.id } : { sort: 0, id: '' });
+  notify({ type: 'changed', chats: [username] });
+  kick();
+}
+
+// parseRecord turns a decrypted read record into what the store applies.
+// A record of an older client has no sort and no v: the store takes the
+// sort of the message it names, and v is 0.
+export function parseRecord(r) {
+  if (typeof r.chat !== 'string' || typeof r.upTo !== 'string') return { kind: 'skip' };
+  const sort = Number.isSafeInteger(r.sort) && r.sort >= 0 ? r.sort : null;
+  const v = Number.isSafeInteger(r.v) && r.v >= 0 ? r.v : 0;
+  return { kind: 'read', chat: r.chat, upTo: r.upTo, sort, v };
+}
+
+function later(delay) {
+  clearTimeout(retryTimer);
+  retryTimer = setTimeout(flushReads, delay);
+}
+
+// flushReads sends the read records not yet accepted, each under a fresh
+// id (a record sent twice changes nothing). Only the stream owner does it,
+// one pass at a time.
+export async function flushReads() {
+  if (!isOwner() || !account.isLinked()) return;
+  if (busy) {
+    again = true;
+    return;
+  }
+  busy = true;
+  try {
+    do {
+      again = false;
+      for (const rec of await store.readRecordsToSend()) {
+        if (!(await sendRecord(rec))) return;
+      }
+    } while (again);
+  } finally {
+    busy = false;
+  }
+}
+
+// sendRecord returns false when the pass must stop: the relay cannot be
+// reached, asks to wait, or no longer takes this device.
+async function sendRecord(rec) {
+  try {
+    const me = account.me();
+    const id = ulid();
+    const { key } = await account.convKey(me);
+    const body = await c.seal(key, c.randomIV(), id, me, me, JSON.stringify({ type: 'read', ...rec }));
+    await api.send(id, me, c.b64encode(body));
+    await store.readRecordSent(rec);
+    retryDelay = 3000;
+    return true;
+  } catch (e) {
+    if (!(e instanceof api.ApiError)) {
+      console.warn('sync: could not seal a read record', e.name);
+      return false;
     }
+    if (e.code === 'network' || e.status >= 500) {
+      later(retryDelay);
+      retryDelay = Math.min(retryDelay * 2, 60000);
+      return false;
+    }
+    if (e.code === 'rate_limited') {
+      later((e.retryAfter || 60) * 1000);
+      return false;
+    }
+    if (e.code === 'unauthenticated' || e.code === 'device_forbidden') return false; // kept: the screens say what happened
+    // Any other refusal would refuse this record again: drop it.
+    console.warn('sync: a read record was refused', e.code);
+    await store.readRecordSent(rec);
+    return true;
   }
 }

@@ -14,8 +14,12 @@
 //              sealed envelope in base64: of an outgoing message until its
 //              202, of a received one that is waiting to decrypt or
 //              undecryptable, for good.
-//   chats     {username, lastTs, preview, unread, readUpTo, publicKey,
-//              keyChanged}
+//   chats     {username, lastTs, preview, unread, read, publicKey,
+//              keyChanged}; read is the read position {sort, id, v}
+//   meta 'reads' {chat: {chat, upTo, sort, v}}: read records not yet
+//              accepted by the relay, the newest position of each chat
+
+import { ulidTime } from './ulid.js';
 
 const NAME = 'relay';
 const VERSION = 1;
@@ -32,9 +36,25 @@ function openDB() {
         m.createIndex('chat', ['chat', 'sort']);
         db.createObjectStore('chats', { keyPath: 'username' });
       };
-      req.onsuccess = () => resolve(req.result);
+      req.onsuccess = () => {
+        const db = req.result;
+        // Another tab deletes the database (a logout, a new account):
+        // close at once, or its delete waits for this tab to close, and
+        // so does every open queued behind it. The next read opens anew.
+        db.onversionchange = () => {
+          db.close();
+          if (dbp === p) dbp = null;
+        };
+        db.onclose = () => {
+          if (dbp === p) dbp = null;
+        };
+        resolve(db);
+      };
       req.onerror = () => reject(req.error);
-      req.onblocked = () => reject(new Error('IndexedDB is blocked by another tab'));
+    });
+    const p = dbp;
+    p.catch(() => {
+      if (dbp === p) dbp = null;
     });
   }
   return dbp;
@@ -61,7 +81,48 @@ async function tx(stores, mode = 'readonly') {
 }
 
 function newChat(username) {
-  return { username, lastTs: 0, preview: '', unread: 0, readUpTo: '' };
+  return { username, lastTs: 0, preview: '', unread: 0, read: { sort: 0, id: '', v: 0 } };
+}
+
+// ---- the order of a chat and read positions (docs/storage.md, "Read
+// positions") ----
+
+// after reports whether a comes after b in a chat's order: by the order key
+// sort (the relay's ts), ties by id.
+export function after(a, b) {
+  return a.sort !== b.sort ? a.sort > b.sort : a.id > b.id;
+}
+
+// readPosition is the chat's read position {sort, id, v}: everything up to
+// and including the order key {sort, id} is read. v counts the times it
+// was moved back ("Mark as unread").
+export function readPosition(ch) {
+  if (ch && ch.read) return ch.read;
+  // A chat stored before positions had an order key: its id's time.
+  if (ch && ch.readUpTo) return { sort: ulidTime(ch.readUpTo), id: ch.readUpTo, v: 0 };
+  return { sort: 0, id: '', v: 0 };
+}
+
+// supersedes reports whether position a wins over b: a higher v, or the
+// same v and later in the order. Every device keeps the winner of what it
+// has seen, so all converge whatever order the records arrive in.
+export function supersedes(a, b) {
+  return a.v !== b.v ? a.v > b.v : after(a, b);
+}
+
+// isUnread reports whether message m is unread at position pos. A message
+// waiting to decrypt is not unread yet: it counts when it opens.
+export function isUnread(m, pos) {
+  return m.dir === 'in' && !m.waiting && after(m, pos);
+}
+
+function countUnread(msgs, pos) {
+  return msgs.filter((m) => isUnread(m, pos)).length;
+}
+
+async function chatMessages(ms, chat) {
+  const range = IDBKeyRange.bound([chat, -Infinity], [chat, Infinity]);
+  return req(ms.index('chat').getAll(range));
 }
 
 function sameBytes(a, b) {
@@ -100,6 +161,11 @@ export async function getMessage(id) {
   return req(t.objectStore('messages').get(id));
 }
 
+// readRecordsToSend lists the read records the relay has not accepted yet.
+export async function readRecordsToSend() {
+  return Object.values((await getMeta('reads')) || {});
+}
+
 // waitingMessages are the received envelopes kept sealed until they can
 // be decrypted, in seq order.
 export async function waitingMessages() {
@@ -127,13 +193,20 @@ async function putMeta(pairs) {
 
 // clearAll deletes the whole database: a new account on this profile, or
 // a logout.
+// The other tabs close their connections on versionchange, so the delete
+// completes; resolving while it is still blocked would leave every later
+// open queued behind it.
 export async function clearAll() {
-  const db = await openDB();
-  db.close();
+  if (dbp) {
+    try {
+      (await dbp).close();
+    } catch { /* it did not open */ }
+  }
   dbp = null;
-  await new Promise((resolve) => {
+  await new Promise((resolve, reject) => {
     const r = indexedDB.deleteDatabase(NAME);
-    r.onsuccess = r.onerror = r.onblocked = () => resolve();
+    r.onsuccess = () => resolve();
+    r.onerror = () => reject(r.error);
   });
 }
 
@@ -167,7 +240,7 @@ function addToChat(ch, m, pub) {
     ch.lastTs = m.ts;
     ch.preview = previewOf(m);
   }
-  if (m.dir === 'in' && !m.waiting && m.id > (ch.readUpTo || '')) ch.unread = (ch.unread || 0) + 1;
+  if (isUnread(m, readPosition(ch))) ch.unread = (ch.unread || 0) + 1;
 }
 
 // storeBatch writes what a batch of envelopes decrypted to (messages,
@@ -199,11 +272,17 @@ export async function storeBatch(results, lastSeq, notice) {
       changed.add(m.chat);
     } else if (r.kind === 'read') {
       const ch = await getChat(r.chat);
-      if (r.upTo > (ch.readUpTo || '')) {
-        ch.readUpTo = r.upTo;
-        const range = IDBKeyRange.bound([r.chat, -Infinity], [r.chat, Infinity]);
-        const all = await req(ms.index('chat').getAll(range));
-        ch.unread = all.filter((m) => m.dir === 'in' && m.id > r.upTo).length;
+      let sort = r.sort;
+      if (sort === null) {
+        // A record without an order key names a message: take its key.
+        const m = r.upTo && (await req(ms.get(r.upTo)));
+        sort = m ? m.sort : r.upTo ? ulidTime(r.upTo) : 0;
+      }
+      const pos = { sort, id: r.upTo, v: r.v };
+      if (supersedes(pos, readPosition(ch))) {
+        ch.read = pos;
+        delete ch.readUpTo;
+        ch.unread = countUnread(await chatMessages(ms, r.chat), pos);
         changed.add(r.chat);
       }
     }
@@ -327,24 +406,64 @@ export async function acceptContactKey(username) {
   await done(t);
 }
 
-// setReadPosition moves the chat's read position forward to upTo and
-// clears its unread count. It returns whether the chat changed and whether
-// the position moved.
-export async function setReadPosition(username, upTo) {
-  const t = await tx(['chats'], 'readwrite');
+// moveReadPosition sets the chat's read position to pos, recounts its
+// unread messages and keeps the read record to send until the relay has
+// accepted it (readRecordSent), in one transaction. A newer position of a
+// chat replaces its unsent older one. decide(ch, cur) returns the new
+// position, or null to move nothing.
+async function moveReadPosition(username, decide) {
+  const t = await tx(['meta', 'messages', 'chats'], 'readwrite');
   const cs = t.objectStore('chats');
+  const meta = t.objectStore('meta');
   const ch = await req(cs.get(username));
   let advanced = false;
   let touched = false;
-  if (ch && (ch.unread || (upTo && upTo > (ch.readUpTo || '')))) {
-    if (upTo && upTo > (ch.readUpTo || '')) {
-      ch.readUpTo = upTo;
+  if (ch) {
+    const pos = decide(readPosition(ch));
+    const msgs = await chatMessages(t.objectStore('messages'), username);
+    if (pos) {
+      ch.read = pos;
+      delete ch.readUpTo;
       advanced = true;
+      const out = ((await req(meta.get('reads'))) || { v: {} }).v;
+      out[username] = { chat: username, upTo: pos.id, sort: pos.sort, v: pos.v };
+      meta.put({ k: 'reads', v: out });
     }
-    ch.unread = 0;
-    cs.put(ch);
-    touched = true;
+    const unread = countUnread(msgs, readPosition(ch));
+    if (advanced || unread !== (ch.unread || 0)) {
+      ch.unread = unread;
+      cs.put(ch);
+      touched = true;
+    }
   }
   await done(t);
   return { advanced, touched };
+}
+
+// setReadPosition moves the chat's read position forward to pos {sort, id},
+// never back. It returns whether the chat changed and whether the position
+// moved.
+export function setReadPosition(username, pos) {
+  return moveReadPosition(username, (cur) => (pos && after(pos, cur) ? { sort: pos.sort, id: pos.id, v: cur.v } : null));
+}
+
+// markUnread moves the chat's read position back to pos {sort, id}, with a
+// higher v, so that the account's other devices take it over a later
+// position they hold.
+export function markUnread(username, pos) {
+  return moveReadPosition(username, (cur) => ({ sort: pos.sort, id: pos.id, v: cur.v + 1 }));
+}
+
+// readRecordSent forgets a read record the relay accepted, unless a newer
+// position of its chat replaced it meanwhile.
+export async function readRecordSent(rec) {
+  const t = await tx(['meta'], 'readwrite');
+  const meta = t.objectStore('meta');
+  const out = ((await req(meta.get('reads'))) || { v: {} }).v;
+  const cur = out[rec.chat];
+  if (cur && cur.upTo === rec.upTo && cur.sort === rec.sort && cur.v === rec.v) {
+    delete out[rec.chat];
+    meta.put({ k: 'reads', v: out });
+  }
+  await done(t);
 }

@@ -14,10 +14,10 @@ import * as election from './election.js';
 import * as inbox from './inbox.js';
 
 export { subscribe, isOwner } from './election.js';
-export { me, isLinked, currentDevice, load, registerAccount, loginAccount, linkCode, deviceCode, approve, revoke } from './account.js';
+export { me, isLinked, isRevoked, currentDevice, load, registerAccount, loginAccount, linkCode, deviceCode, approve, revoke } from './account.js';
 export { connection, streaming, purgeNotice, dismissPurgeNotice } from './inbox.js';
 export { sendText, retry, flushOutbox } from './outbox.js';
-export { markRead } from './readstate.js';
+export { markRead, markUnread } from './readstate.js';
 export { openChat, acceptKey, safetyCode } from './contacts.js';
 
 // start joins the election for the stream owner of this browser profile;
@@ -26,6 +26,21 @@ export function start() {
   election.start({ canOwn: () => !!account.currentDevice(), open: inbox.openStream });
 }
 
-export function logout() {
-  return account.logout(inbox.stopStream);
+// A tab that hears another tab log out closes its stream and leaves the
+// election, releasing the stream lock.
+election.onRemote((ev) => {
+  if (ev.type === 'account') {
+    inbox.stopStream();
+    election.stop();
+  }
+});
+
+// logout leaves the election last, once the database is gone, so that no
+// other tab takes the stream for the account being logged out.
+export async function logout() {
+  try {
+    await account.logout(inbox.stopStream);
+  } finally {
+    election.stop();
+  }
 }
