@@ -2,8 +2,10 @@ package webclient_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/chromedp"
 
 	"relay/internal/browser"
@@ -45,15 +47,40 @@ func TestLogoutClearsEveryTab(t *testing.T) {
 	}
 }
 
-// TestRevokedDeviceCannotType: alice's browser has her chat with bob open
-// when another device of hers revokes it. The composer is disabled and
-// says why and what to do.
+// TestRevokedDeviceCannotType: alice's browser has her chat with bob open,
+// with a message the relay refused and its Retry button, when another
+// device of hers revokes it. The composer is disabled and says why and
+// what to do, and the Retry button is gone: it could never work.
 func TestRevokedDeviceCannotType(t *testing.T) {
 	r, alice, _ := aliceAndBob(t)
 	ctx := context.Background()
 	alice.openChat("bob")
-	alice.send("before")
-	alice.waitFor("the message sent", `document.querySelector('#messages .msg.out[data-status="sent"]')`)
+
+	// The relay's answer to the first send is a refusal.
+	fctx, cancel := context.WithCancel(alice.ctx)
+	defer cancel()
+	var refused atomic.Int32
+	go func() {
+		for ev, err := range chromedp.Events(fctx, fetch.RequestPaused) {
+			if err != nil {
+				return
+			}
+			if refused.Add(1) == 1 {
+				_, _ = chromedp.Call(fctx, fetch.FulfillRequest, fetch.FulfillRequestParams{
+					RequestID: ev.RequestID, ResponseCode: 400,
+					ResponseHeaders: []*fetch.HeaderEntry{{Name: "Content-Type", Value: "application/json"}},
+					Body:            []byte(`{"error":"bad_request","message":"refused for the test"}`),
+				})
+				continue
+			}
+			_, _ = chromedp.Call(fctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+		}
+	}()
+	if _, err := chromedp.Call(fctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/api/messages", RequestStage: fetch.RequestStageRequest}}}); err != nil {
+		t.Fatal(err)
+	}
+	alice.send("refused")
+	alice.waitFor("the refusal with its Retry button", `document.querySelector('#messages .msg.failed button.retry')`)
 	if !eval[bool](alice, `!document.getElementById('composer').disabled && !document.querySelector('#composer-note:not([hidden])')`) {
 		t.Fatal("the composer of a live device is disabled")
 	}
@@ -69,6 +96,9 @@ func TestRevokedDeviceCannotType(t *testing.T) {
 		`document.getElementById('composer').disabled && document.getElementById('send-btn').disabled && !document.getElementById('composer-note').hidden && document.getElementById('composer-note').textContent.includes('removed') && document.getElementById('composer-note').textContent.includes('log in')`)
 	if eval[bool](alice, `!!document.querySelector('#messages button.retry')`) {
 		t.Fatal("a revoked device shows a Retry button")
+	}
+	if !eval[bool](alice, `!!document.querySelector('#messages .msg.failed')`) {
+		t.Fatal("the refused message is gone: the Retry check above proves nothing")
 	}
 	fitsWidths(alice, "revoked")
 }
