@@ -95,6 +95,7 @@ type KeyReplacement struct {
 	PublicKey []byte
 	Revoke    []string // distinct, without Speaker
 	Recovery  []byte
+	Password  string // the account's password, checked with CheckPassword first
 }
 
 // ReplaceKey replaces the account's public key inside tx, revokes the
@@ -146,6 +147,25 @@ func (s *Store) ReplaceKey(ctx context.Context, tx pgx.Tx, r KeyReplacement) err
 	if _, err := tx.Exec(ctx, `UPDATE accounts SET public_key = $2, recovery_blob = $3, recovery_updated_at = $4 WHERE id = $1`,
 		r.AccountID, r.PublicKey, r.Recovery, at); err != nil {
 		return fmt.Errorf("replacing the account key: %w", err)
+	}
+	return nil
+}
+
+// CheckPassword verifies the account's password, with the same argon2id
+// work as a login: a request that would lock the other devices out (a key
+// replacement) needs the password again, not only a session.
+func (s *Store) CheckPassword(ctx context.Context, accountID int64, password string) error {
+	var stored string
+	err := s.pool.QueryRow(ctx, `SELECT password_hash FROM accounts WHERE id = $1`, accountID).Scan(&stored)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("reading the password hash: %w", err)
+	}
+	ok, err := s.pw.verify(ctx, password, stored)
+	if err != nil {
+		return err
+	}
+	if !ok || stored == "" {
+		return ErrBadCredentials
 	}
 	return nil
 }

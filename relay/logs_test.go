@@ -66,7 +66,7 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	newAccountKey := newKey(t)
-	if _, err := alice.device(0).ReplaceKey(ctx, newAccountKey, nil, newBlob); err != nil {
+	if _, err := alice.device(0).ReplaceKey(ctx, password, newAccountKey, nil, newBlob); err != nil {
 		t.Fatal(err)
 	}
 

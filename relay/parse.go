@@ -116,6 +116,7 @@ func parseKeyReplacement(data []byte, speaker string) (devices.KeyReplacement, e
 		PublicKey string   `json:"publicKey"`
 		Revoke    []string `json:"revoke"`
 		Recovery  *string  `json:"recovery"`
+		Password  string   `json:"password"`
 	}
 	if err := decodeJSON(data, &body); err != nil {
 		return devices.KeyReplacement{}, err
@@ -142,5 +143,5 @@ func parseKeyReplacement(data []byte, speaker string) (devices.KeyReplacement, e
 			return devices.KeyReplacement{}, err
 		}
 	}
-	return devices.KeyReplacement{Speaker: speaker, PublicKey: key, Revoke: revoke, Recovery: recovery}, nil
+	return devices.KeyReplacement{Speaker: speaker, PublicKey: key, Revoke: revoke, Recovery: recovery, Password: body.Password}, nil
 }

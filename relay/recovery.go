@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/julienschmidt/httprouter"
 
+	"relay/devices"
 	"relay/envelope"
 	"relay/queue"
 )
@@ -146,6 +147,18 @@ func (s *Server) replaceKey(w http.ResponseWriter, r *http.Request, _ httprouter
 		return err
 	}
 	rep.AccountID = acc.ID
+	// Replacing the key locks every other device out: a stolen session
+	// alone must not be enough, so the password is checked again, under
+	// the login throttles.
+	if len(rep.Password) > devices.MaxPassword {
+		return errBadCredentials
+	}
+	if err := s.throttleAuth(r, acc.Username); err != nil {
+		return err
+	}
+	if err := s.accounts.CheckPassword(r.Context(), acc.ID, rep.Password); err != nil {
+		return err
+	}
 	for _, id := range rep.Revoke {
 		if _, err := envelope.ParseID(id); err != nil {
 			return errUnknownDevice // never a device; the last check anyway

@@ -354,7 +354,7 @@ func TestReplaceKey(t *testing.T) {
 	kept.expectReady(t, 1)
 
 	newKey1, blob := newKey(t), randomBytes(t, 126)
-	got, err := alice.device(1).ReplaceKey(ctx, newKey1, []string{alice.Devices[2], alice.Devices[2]}, blob)
+	got, err := alice.device(1).ReplaceKey(ctx, password, newKey1, []string{alice.Devices[2], alice.Devices[2]}, blob)
 	if err != nil || !bytes.Equal(got, newKey1) {
 		t.Fatalf("replace key: %x, %v", got, err)
 	}
@@ -386,7 +386,7 @@ func TestReplaceKey(t *testing.T) {
 
 	// Without "recovery" the old blob goes: it wrapped the old key.
 	newKey2 := newKey(t)
-	if _, err := alice.device(0).ReplaceKey(ctx, newKey2, nil, nil); err != nil {
+	if _, err := alice.device(0).ReplaceKey(ctx, password, newKey2, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	_, err = alice.Client.GetRecovery(ctx)
@@ -415,7 +415,7 @@ func TestReplaceKeyCheckOrder(t *testing.T) {
 	speaker, other, revoked, foreign, unknown := alice.Devices[1], alice.Devices[0], alice.Devices[2], bob.Devices[0], ulid.Make().String()
 	key := b64(newKey(t))
 	body := func(publicKey string, revoke []string, recovery any) map[string]any {
-		m := map[string]any{"publicKey": publicKey, "revoke": revoke}
+		m := map[string]any{"publicKey": publicKey, "revoke": revoke, "password": password}
 		if recovery != nil {
 			m["recovery"] = recovery
 		}
@@ -454,6 +454,8 @@ func TestReplaceKeyCheckOrder(t *testing.T) {
 		{"blob before devices", alice.Client, as(speaker), body(key, []string{unknown}, ""), "bad_recovery_blob"},
 		{"blob too long", alice.Client, as(speaker), body(key, []string{unknown}, b64(make([]byte, 1025))), "bad_recovery_blob"},
 		{"blob not base64", alice.Client, as(speaker), body(key, []string{unknown}, "A"), "bad_recovery_blob"},
+		{"password before devices", alice.Client, as(speaker), map[string]any{"publicKey": key, "revoke": []string{unknown}, "password": "wrong password"}, "bad_credentials"},
+		{"no password", alice.Client, as(speaker), map[string]any{"publicKey": key, "revoke": []string{unknown}}, "bad_credentials"},
 		{"20 distinct, given twice", alice.Client, as(speaker), body(key, dup20, nil), "unknown_device"},
 		// The all-or-nothing control: other is live and listed first.
 		{"unknown with a live one", alice.Client, as(speaker), body(key, []string{other, unknown}, b64([]byte("new"))), "unknown_device"},
@@ -503,7 +505,7 @@ func TestReplaceKeyConcurrent(t *testing.T) {
 		for i := range 2 {
 			wg.Go(func() {
 				<-start
-				_, errs[i] = alice.device(i).ReplaceKey(ctx, keys[i], []string{alice.Devices[1-i], alice.Devices[2]}, blobs[i])
+				_, errs[i] = alice.device(i).ReplaceKey(ctx, password, keys[i], []string{alice.Devices[1-i], alice.Devices[2]}, blobs[i])
 			})
 		}
 		close(start)

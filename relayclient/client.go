@@ -243,10 +243,10 @@ func (c *Client) DeleteRecovery(ctx context.Context) error {
 }
 
 // ReplaceKey replaces the account's public key as c.Device, revoking the
-// listed devices; recovery is the blob that wraps the new key, or nil to
+// listed devices; the account's password is asked again; recovery is the blob that wraps the new key, or nil to
 // leave the account without one. It returns the key the relay now serves.
-func (c *Client) ReplaceKey(ctx context.Context, publicKey []byte, revoke []string, recovery []byte) ([]byte, error) {
-	in := map[string]any{"publicKey": base64.StdEncoding.EncodeToString(publicKey), "revoke": revoke}
+func (c *Client) ReplaceKey(ctx context.Context, password string, publicKey []byte, revoke []string, recovery []byte) ([]byte, error) {
+	in := map[string]any{"publicKey": base64.StdEncoding.EncodeToString(publicKey), "revoke": revoke, "password": password}
 	if revoke == nil {
 		in["revoke"] = []string{}
 	}
