@@ -234,11 +234,11 @@ func (tb *tab) waitMessage(text string) {
 }
 
 // screenshot saves the page as a PNG artefact in $RELAY_ARTIFACTS (default
-// .artifacts/ at the top of the checkout) and returns its path.
+// .artifacts/screens/ at the top of the checkout) and returns its path.
 func (tb *tab) screenshot(name string) string {
 	dir := os.Getenv("RELAY_ARTIFACTS")
 	if dir == "" {
-		dir = filepath.Join("..", ".artifacts")
+		dir = filepath.Join("..", ".artifacts", "screens")
 	}
 	_ = os.MkdirAll(dir, 0o755)
 	ctx, cancel := context.WithTimeout(tb.ctx, 15*time.Second)
