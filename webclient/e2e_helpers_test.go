@@ -210,6 +210,14 @@ func (tb *tab) login(user string) string {
 	return eval[string](tb, `document.getElementById('link-code').textContent`)
 }
 
+// logout presses Log out and confirms in the dialog, whatever it warns.
+func (tb *tab) logout() {
+	tb.t.Helper()
+	tb.do(chromedp.Click(chromedp.ID("logout")))
+	tb.waitFor("the logout dialog", `document.getElementById('leave-dialog') && document.getElementById('leave-dialog').open`)
+	tb.do(chromedp.Click(chromedp.ID("leave-confirm")))
+}
+
 func (tb *tab) openChat(peer string) {
 	tb.t.Helper()
 	eval[chromedp.Void](tb, `location.hash = '#/chat/' + `+js(peer))

@@ -66,7 +66,7 @@ func TestOnlyTheStoreWritesInTheBrowser(t *testing.T) {
 	bob.send("hello alice")
 	alice.waitMessage("hello alice")
 	bob.waitFor("bob's message sent", `document.querySelector('#messages .msg.out[data-status="sent"]')`)
-	bob.do(chromedp.Click(chromedp.ID("logout")))
+	bob.logout()
 	bob.waitFor("the auth form after logout", `document.getElementById('auth-username')`)
 
 	kinds := map[string]bool{}

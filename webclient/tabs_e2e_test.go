@@ -32,7 +32,7 @@ func TestLogoutClearsEveryTab(t *testing.T) {
 	second.waitMessage("decrypted history")
 	first.waitFor("the first tab to own the stream", `import('/sync.js').then(s => s.isOwner())`)
 
-	first.do(chromedp.Click(chromedp.ID("logout")))
+	first.logout()
 	second.waitFor("the second tab logged out and cleared",
 		`document.getElementById('auth-username') && !document.body.textContent.includes('decrypted history') && document.getElementById('nav').hidden`)
 	second.screenshot("logged-out")

@@ -14,6 +14,11 @@ const keys = new Map(); // username -> {key: AES key of the conversation, pub}
 
 let revoked = false; // the relay said this device is revoked
 
+// recovery is what this tab knows of the account's recovery blob:
+// {set, updatedAt}, or null when not asked yet. Each GET /api/recovery
+// takes one of the account's 10 fetches an hour, so it is asked once.
+let recovery = null;
+
 // Another tab logged out: this one is logged out too, at once. Another
 // tab heard that this device is revoked: so is this one.
 onRemote((ev) => {
@@ -35,6 +40,7 @@ export function isRevoked() {
 
 function forget() {
   keys.clear();
+  recovery = null;
   account = null;
   device = null;
   revoked = false;
@@ -94,6 +100,7 @@ export async function registerAccount(username, password) {
   account = { username, publicKey: pub, privateKey: pair.privateKey };
   device = dev;
   revoked = false;
+  recovery = { set: false, updatedAt: null };
   await store.startDevice(account, device);
 }
 
@@ -130,9 +137,16 @@ export async function loginAccount(username, password) {
 // deleted: they forget the account, stop their streams and close their
 // connections, so the delete is not blocked. The caller then leaves the
 // stream election.
+//
+// The logout wipes this device's keys, so it revokes the device on the
+// relay first: a device that can never read again is not listed as live.
 export async function logout(stopStream) {
-  try { await api.logout(); } catch { /* the session may be gone already */ }
   stopStream();
+  if (device && !revoked) {
+    try { await api.revoke(device.id); } catch { /* revoked or offline: the session still ends */ }
+  }
+  api.setDevice(null);
+  try { await api.logout(); } catch { /* the session may be gone already */ }
   forget();
   notify({ type: 'account' });
   await store.clearAll();
@@ -188,4 +202,52 @@ export async function convKey(username) {
 // forgetKey drops a cached conversation key: the contact's key changed.
 export function forgetKey(username) {
   keys.delete(username);
+}
+
+// ---- recovery key (docs/crypto.md "Recovery key", ADR 0047) ----
+
+// recoveryStatus says whether the account has a recovery blob:
+// {set, updatedAt}. It asks the relay once per tab.
+export async function recoveryStatus() {
+  if (recovery) return recovery;
+  try {
+    const r = await api.getRecovery();
+    recovery = { set: true, updatedAt: r.updatedAt };
+  } catch (e) {
+    if (e.code !== 'no_recovery') throw e;
+    recovery = { set: false, updatedAt: null };
+  }
+  return recovery;
+}
+
+// createRecoveryKey makes a new recovery key, wraps the account key under
+// it and stores the blob on the relay, replacing the old one: the old key
+// stops working. It returns the key's written form, which is kept nowhere.
+export async function createRecoveryKey() {
+  const { key, text } = await c.newRecoveryKey();
+  const blob = await c.wrapAccountKey(key, account.username, account.privateKey, account.publicKey);
+  await api.putRecovery(c.b64encode(blob));
+  recovery = { set: true, updatedAt: new Date().toISOString() };
+  return text;
+}
+
+// restore makes this unlinked device a full device with the recovery key
+// typed: the account key is unwrapped here and must be the directory's key
+// that the login returned. Any error leaves everything as it was: nothing
+// is stored before the relay took the device as linked.
+export async function restore(text) {
+  const key = await c.parseRecoveryKey(text);
+  const { blob } = await api.getRecovery();
+  const got = await c.unwrapAccountKey(key, account.username, c.b64decode(blob));
+  if (c.hex(got.publicKey) !== c.hex(account.publicKey)) throw new c.KeyMismatchError();
+  await api.reportLinked(device.id);
+  recovery = null;
+  await linked(got.privateKey);
+}
+
+// isLastLinked reports whether no other live device of the account holds
+// the account key: removing this one would leave only the recovery key.
+export async function isLastLinked() {
+  const list = await api.devices();
+  return !list.some((d) => d.id !== device.id && d.linked);
 }

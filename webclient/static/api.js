@@ -59,3 +59,6 @@ export const devices = () => call('GET', '/api/devices');
 export const revoke = (id) => call('DELETE', '/api/devices/' + encodeURIComponent(id));
 export const send = (id, to, body) => call('POST', '/api/messages', { id, to, body });
 export const ack = (upTo) => call('POST', '/api/ack', { upTo });
+export const putRecovery = (blob) => call('PUT', '/api/recovery', { blob });
+export const getRecovery = () => call('GET', '/api/recovery');
+export const reportLinked = (id) => call('PATCH', '/api/devices/' + encodeURIComponent(id), { linked: true });

@@ -121,7 +121,10 @@ function authScreen(mode = 'login', error = '') {
       err.textContent = mode === 'login' ? 'Logging in…' : 'Creating your keys and account…';
       try {
         if (mode === 'login') await sync.loginAccount(user.value.trim(), pass.value);
-        else await sync.registerAccount(user.value.trim(), pass.value);
+        else {
+          await sync.registerAccount(user.value.trim(), pass.value);
+          offerRecovery = true;
+        }
         pass.value = '';
         startSession();
       } catch (ex) {
@@ -155,7 +158,49 @@ async function waitingScreen() {
     ),
     el('p', { class: 'code', id: 'link-code', 'aria-label': 'Verification code' }, code),
     el('ol', { start: 3 }, el('li', {}, 'If the codes match, press Approve there. This page continues by itself.')),
-    el('p', { class: 'muted' }, 'History on this device starts when it was added: messages from before stay on your other devices.')));
+    el('p', { class: 'muted' }, 'History on this device starts when it was added: messages from before stay on your other devices.')),
+  restoreCard());
+}
+
+// restoreErrorText says what went wrong with a recovery key typed, and
+// what to do.
+function restoreErrorText(ex) {
+  if (ex.name === 'NotRecoveryKeyError') return 'This is not a recovery key: check for a typo. A recovery key has 33 letters and digits in 9 groups.';
+  if (ex.name === 'WrongRecoveryKeyError' || ex.name === 'KeyMismatchError') return 'This recovery key does not fit this account. Check that it is the newest key you saved for ' + sync.me() + '.';
+  if (ex.name === 'RecoveryBlobError') return 'The recovery data stored for this account cannot be read by this version of the client.';
+  if (ex.code === 'no_recovery') return 'This account has no recovery key; approve this browser from another device.';
+  if (ex.code === 'too_many_attempts') {
+    const min = Math.max(1, Math.ceil((ex.retryAfter || 360) / 60));
+    return `Too many attempts for this account. Try again in ${min} ${plural.select(min) === 'one' ? 'minute' : 'minutes'}.`;
+  }
+  return 'Could not restore: ' + ex.message;
+}
+
+// restoreCard lets an unlinked browser become a full device with the
+// recovery key instead of an approval.
+function restoreCard() {
+  const input = el('input', { id: 'restore-key', autocomplete: 'off', spellcheck: 'false', autocapitalize: 'characters', 'aria-describedby': 'restore-hint restore-error' });
+  const err = el('p', { id: 'restore-error', class: 'error', role: 'alert' });
+  const btn = el('button', { type: 'submit', id: 'restore-btn', class: 'primary' }, 'Restore');
+  return el('section', { class: 'card', id: 'restore' },
+    el('h2', {}, 'Restore with recovery key'),
+    el('form', {
+      onsubmit: async (e) => {
+        e.preventDefault();
+        btn.disabled = true;
+        err.textContent = 'Checking the key…';
+        try {
+          await sync.restore(input.value);
+          input.value = '';
+        } catch (ex) {
+          err.textContent = restoreErrorText(ex);
+          btn.disabled = false;
+        }
+      },
+    },
+    el('label', { for: 'restore-key' }, 'Recovery key'), input,
+    el('p', { id: 'restore-hint', class: 'muted' }, 'No other device? Type the recovery key you saved, like ABCD-EFGH-…-K. Case, spaces and dashes do not matter.'),
+    el('p', {}, btn), err));
 }
 
 async function chatsScreen() {
@@ -187,7 +232,7 @@ async function chatsScreen() {
         el('span', {}, el('span', { class: 'name' }, c.username === sync.me() ? 'Notes to self' : c.username), el('br'), el('span', { class: 'preview' }, c.preview || '')),
         c.unread ? el('span', { class: 'unread', 'aria-label': `${c.unread} unread` }, String(c.unread)) : null)));
   }
-  show(gen, el('section', { class: 'card' }, form, err),
+  show(gen, recoveryOffer() || '', el('section', { class: 'card' }, form, err),
     el('section', { class: 'card' }, el('h2', {}, 'Chats'), chats.length ? list : el('p', { class: 'muted', id: 'no-chats' }, 'No chats yet. Write to someone by their username.')));
 }
 
@@ -398,6 +443,184 @@ async function chatScreen(username, opening) {
   text.focus();
 }
 
+// ---- dialogs ----
+
+// ask shows a modal <dialog> and resolves to the value of the button
+// pressed, or null on Esc or Cancel. Focus goes to Cancel, so that Enter
+// never confirms something destructive by accident.
+function ask({ id, title, body, actions }) {
+  return new Promise((resolve) => {
+    const dlg = el('dialog', { id, 'aria-labelledby': id + '-title' });
+    const cancel = el('button', { type: 'button', class: 'dialog-cancel', onclick: () => dlg.close('') }, 'Cancel');
+    dlg.append(el('h2', { id: id + '-title' }, title), ...body,
+      el('p', { class: 'dialog-actions' }, cancel, ...actions.map((a) => el('button', {
+        type: 'button', id: a.id, class: a.class, onclick: () => dlg.close(a.value),
+      }, a.label))));
+    dlg.addEventListener('close', () => {
+      dlg.remove();
+      resolve(dlg.returnValue || null);
+    });
+    document.body.append(dlg);
+    dlg.showModal();
+    cancel.focus();
+  });
+}
+
+// lastKeyWarning asks whether this device is the last that holds the
+// account key and, if so, returns the warning to show. When the relay
+// cannot be asked, it warns: losing the account is worse than a warning
+// too many.
+async function lastKeyWarning() {
+  // A device waiting to be linked holds no account key to lose.
+  if (!sync.isLinked()) return null;
+  let last = true;
+  try { last = await sync.isLastLinked(); } catch { /* warn */ }
+  if (!last) return null;
+  let rec = null;
+  try { rec = await sync.recoveryStatus(); } catch { /* unknown */ }
+  const saved = rec && rec.set ? ` You saved a recovery key on ${new Date(rec.updatedAt).toLocaleString()}: keep it at hand.` : ' This account has no recovery key yet.';
+  return el('p', { class: 'warning', id: 'last-device-warning', role: 'alert' },
+    'This is the only device that holds your account key. Without your recovery key, you cannot use this account again.' + saved);
+}
+
+// confirmLeave asks before this browser's keys and history are deleted
+// (a logout, or removing this device) and resolves to 'leave', 'recovery'
+// (go to Settings first) or null.
+async function confirmLeave(kind) {
+  const warning = await lastKeyWarning();
+  const body = [el('p', {}, kind === 'logout'
+    ? "Logging out deletes this browser's history and keys, and removes this browser from your devices. Your history stays on your other devices."
+    : "This browser stops receiving messages, and its history and keys are deleted. Your history stays on your other devices.")];
+  const actions = [];
+  if (warning) {
+    body.push(warning);
+    actions.push({ id: 'leave-recovery', value: 'recovery', label: 'Create a recovery key first' });
+  }
+  actions.push({ id: 'leave-confirm', value: 'leave', class: 'danger',
+    label: warning ? (kind === 'logout' ? 'Log out without a device left' : 'Remove my last device') : (kind === 'logout' ? "Log out and delete this browser's history" : 'Remove this device') });
+  return ask({ id: 'leave-dialog', title: kind === 'logout' ? 'Log out of this browser?' : 'Remove this device?', body, actions });
+}
+
+// leave logs out after confirmLeave: the device is revoked, the session
+// ended and this browser's storage deleted (sync.logout).
+async function leave(kind) {
+  const choice = await confirmLeave(kind);
+  if (choice === 'recovery') location.hash = '#/settings';
+  if (choice !== 'leave') return;
+  await sync.logout();
+  loggedOut();
+}
+
+// ---- settings ----
+
+// settingsScreen shows whether the account has a recovery key, and makes
+// a new one.
+async function settingsScreen() {
+  const gen = ++renderGen;
+  let status;
+  try {
+    status = await sync.recoveryStatus();
+  } catch (ex) {
+    status = { error: ex.code === 'too_many_attempts' ? 'Too many checks of the recovery key for this account: try again later.' : ex.message };
+  }
+  const slot = el('div', { id: 'recovery-slot' });
+  const statusText = status.error ? el('p', { class: 'error', role: 'alert' }, status.error)
+    : status.set ? el('p', { id: 'recovery-status' }, 'A recovery key is set (created ', new Date(status.updatedAt).toLocaleString(), ').')
+      : el('p', { id: 'recovery-status', class: 'warning' }, 'No recovery key is set. If you lose every device of this account, it cannot be used again.');
+  const create = el('button', {
+    type: 'button', id: 'recovery-create', class: status.set ? '' : 'primary',
+    onclick: async () => {
+      create.disabled = true;
+      try {
+        const text = await sync.createRecoveryKey();
+        slot.replaceChildren(recoveryKeyCard(text));
+        document.getElementById('recovery-confirm').focus();
+      } catch (ex) {
+        slot.replaceChildren(el('p', { class: 'error', role: 'alert' }, 'Could not store the recovery key: ' + ex.message + ' Try again.'));
+        create.disabled = false;
+      }
+    },
+  }, status.set ? 'Create a new recovery key' : 'Create a recovery key');
+  show(gen, el('section', { class: 'card', id: 'settings' },
+    el('h2', {}, 'Settings'),
+    el('h3', {}, 'Recovery key'),
+    el('p', { class: 'muted' }, 'The recovery key lets you use this account in a new browser when no other device is left. The relay keeps your account key locked under it and never sees the key itself.'),
+    statusText,
+    status.set ? el('p', { class: 'muted' }, 'A new key replaces the old one: the old key stops working at once.') : null,
+    el('p', {}, create), slot));
+}
+
+// recoveryKeyCard shows a new recovery key once, with Copy and Download,
+// and asks for its last group back before it goes away.
+function recoveryKeyCard(text) {
+  const groups = text.split('-');
+  const msg = el('p', { id: 'recovery-msg', role: 'status' });
+  const input = el('input', { id: 'recovery-confirm', autocomplete: 'off', spellcheck: 'false', maxlength: 9, 'aria-describedby': 'recovery-confirm-hint recovery-msg' });
+  const card = el('div', { class: 'recovery-key', id: 'recovery-new' });
+  const copy = el('button', {
+    type: 'button', id: 'recovery-copy',
+    onclick: async () => {
+      try {
+        await navigator.clipboard.writeText(text);
+        msg.textContent = 'Copied. Paste it somewhere safe outside this browser.';
+      } catch {
+        msg.textContent = 'This browser did not allow copying: select the key and copy it, or download it.';
+      }
+    },
+  }, 'Copy');
+  const download = el('button', {
+    type: 'button', id: 'recovery-download',
+    onclick: () => {
+      const url = URL.createObjectURL(new Blob([`relay recovery key for ${sync.me()}\n\n${text}\n`], { type: 'text/plain' }));
+      const a = el('a', { href: url, download: `relay-recovery-key-${sync.me()}.txt` });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 0);
+    },
+  }, 'Download');
+  const done = el('form', {
+    onsubmit: (e) => {
+      e.preventDefault();
+      if (input.value.trim().toUpperCase() !== groups[7]) {
+        msg.textContent = `That is not group 8 of your key (the last group of four). Look at the key again and type those four characters.`;
+        input.focus();
+        return;
+      }
+      card.replaceChildren(el('p', { id: 'recovery-saved', role: 'status' }, 'Recovery key saved. Keep it where you can find it without this browser.'));
+      offerRecovery = false;
+      if (current && current.name === 'settings') settingsScreen();
+    },
+  },
+  el('label', { for: 'recovery-confirm' }, 'To check that you saved it, type group 8 (the last group of four characters)'), input,
+  el('p', { id: 'recovery-confirm-hint', class: 'muted' }, 'The key is shown only now. It is not kept in this browser.'),
+  el('p', {}, el('button', { type: 'submit', id: 'recovery-done', class: 'primary' }, 'I saved it')));
+  card.append(
+    el('p', {}, 'Your new recovery key. Write it down or download it, and keep it safe: anyone with it and your password can read your messages.'),
+    el('p', { class: 'code recovery-text', id: 'recovery-key-text', 'aria-label': 'Recovery key' }, text),
+    el('p', {}, copy, ' ', download), msg, done);
+  return card;
+}
+
+// offerRecovery: the account was just created here and has no recovery
+// key; the chat list offers one until it is made or put off.
+let offerRecovery = false;
+
+function recoveryOffer() {
+  if (!offerRecovery) return null;
+  const box = el('section', { class: 'card warning', id: 'recovery-offer', role: 'region', 'aria-label': 'Recovery key' },
+    el('p', {}, 'Save a recovery key now. If you lose this browser and have no other device, it is the only way back into your account.'),
+    el('p', {}, el('a', { href: '#/settings', id: 'recovery-offer-go', class: 'button primary' }, 'Create a recovery key'), ' ',
+      el('button', {
+        type: 'button', id: 'recovery-later',
+        onclick: () => {
+          offerRecovery = false;
+          box.replaceChildren(el('p', { id: 'recovery-reminder' }, 'No recovery key yet. You can create one any time in ', el('a', { href: '#/settings' }, 'Settings'), '.'));
+        },
+      }, 'Later')));
+  return box;
+}
+
 async function devicesScreen() {
   const gen = ++renderGen;
   const list = el('ul', { class: 'plain', id: 'device-list', 'aria-label': 'Devices' });
@@ -432,7 +655,13 @@ async function devicesScreen() {
     actions.append(el('button', {
       type: 'button', class: 'revoke-btn',
       onclick: async () => {
-        if (!confirm(`Remove ${d.name}? It will stop receiving messages.`)) return;
+        if (self) return leave('remove');
+        const ok = await ask({
+          id: 'revoke-dialog', title: `Revoke ${d.name}?`,
+          body: [el('p', {}, `${d.name} (added ${new Date(d.createdAt).toLocaleString()}) stops receiving messages and can no longer send. What it already shows stays on it. To use it again, it must log in and be approved or restored.`)],
+          actions: [{ id: 'revoke-confirm', value: 'revoke', class: 'danger', label: `Revoke ${d.name}` }],
+        });
+        if (!ok) return;
         try {
           await sync.revoke(d.id);
           devicesScreen();
@@ -488,6 +717,10 @@ async function route() {
     current = { name: 'devices' };
     return devicesScreen();
   }
+  if (h === '#/settings') {
+    current = { name: 'settings' };
+    return settingsScreen();
+  }
   current = { name: 'chats' };
   return chatsScreen();
 }
@@ -504,6 +737,7 @@ function startSession() {
 // the profile. Nothing decrypted stays on the page.
 function loggedOut() {
   nav.hidden = true;
+  offerRecovery = false;
   current = null;
   openChatName = null;
   chatDom = null;
@@ -545,10 +779,7 @@ document.addEventListener('visibilitychange', () => {
 });
 
 window.addEventListener('hashchange', route);
-document.getElementById('logout').addEventListener('click', async () => {
-  await sync.logout();
-  loggedOut();
-});
+document.getElementById('logout').addEventListener('click', () => leave('logout'));
 
 (async () => {
   if (await sync.load()) startSession();

@@ -14,7 +14,7 @@ import * as election from './election.js';
 import * as inbox from './inbox.js';
 
 export { subscribe, isOwner } from './election.js';
-export { me, isLinked, isRevoked, currentDevice, load, registerAccount, loginAccount, linkCode, deviceCode, approve, revoke } from './account.js';
+export { me, isLinked, isRevoked, currentDevice, load, registerAccount, loginAccount, linkCode, deviceCode, approve, revoke, recoveryStatus, createRecoveryKey, isLastLinked } from './account.js';
 export { connection, streaming, purgeNotice, dismissPurgeNotice } from './inbox.js';
 export { sendText, retry, flushOutbox } from './outbox.js';
 export { markRead, markUnread } from './readstate.js';
@@ -33,7 +33,20 @@ election.onRemote((ev) => {
     inbox.stopStream();
     election.stop();
   }
+  // Another tab restored the account key: the stream owner starts over,
+  // so that what waited unread while unlinked is replayed and read.
+  if (ev.type === 'restored') {
+    account.load().then(() => { if (election.isOwner()) inbox.openStream(); });
+  }
 });
+
+// restore links this device with the recovery key typed
+// (account.restore), then the stream starts over as after a link.
+export async function restore(text) {
+  await account.restore(text);
+  election.post({ type: 'restored' });
+  if (election.isOwner()) inbox.openStream();
+}
 
 // logout leaves the election last, once the database is gone, so that no
 // other tab takes the stream for the account being logged out.
