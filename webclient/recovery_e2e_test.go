@@ -163,3 +163,46 @@ func TestWrongRecoveryKeyChangesNothing(t *testing.T) {
 	typeRecoveryKey(fresh, key)
 	fresh.waitFor("the restored chat list", `document.getElementById('new-chat-username')`)
 }
+
+// TestRemovingTheLastDeviceWarns: "Remove this device" on alice's only
+// device names it and warns that the account is lost without the
+// recovery key; Cancel changes nothing. Once a second device is linked,
+// the same prompt has no such warning, and confirming logs this browser
+// out and revokes it.
+func TestRemovingTheLastDeviceWarns(t *testing.T) {
+	r := startRelay(t)
+	_, laptop := r.newProfile(t)
+	laptop.register("alice")
+	self := laptop.deviceID()
+	removeSelf := func() {
+		t.Helper()
+		eval[chromedp.Void](laptop, `location.hash = '#/devices'`)
+		btn := `.device[data-id=` + js(self) + `] .revoke-btn`
+		laptop.waitFor("this device in the list", `document.querySelector(`+js(btn)+`)`)
+		laptop.do(chromedp.Click(chromedp.CSS(btn)))
+		laptop.waitFor("the removal dialog", `document.getElementById('leave-dialog') && document.getElementById('leave-dialog').open`)
+	}
+	removeSelf()
+	if !eval[bool](laptop, `(() => { const d = document.getElementById('leave-dialog'); return d.textContent.includes('Remove Chrome') && d.textContent.includes("history and keys are deleted") && !!document.getElementById('last-device-warning'); })()`) {
+		t.Fatal("removing the only device neither names it nor warns")
+	}
+	fitsWidths(laptop, "remove-last-device")
+	laptop.do(chromedp.KeyEvent(kb.Escape))
+	laptop.waitFor("the dialog closed", `!document.getElementById('leave-dialog')`)
+	if n := r.count(`SELECT count(*) FROM devices WHERE id = $1 AND revoked_at IS NULL`, self); n != 1 || !eval[bool](laptop, `import('/sync.js').then(s => s.isLinked())`) {
+		t.Fatal("cancelling the removal changed something")
+	}
+
+	eval[chromedp.Void](laptop, `location.hash = '#/chats'`)
+	phone := linkedDevice(t, r, laptop, "alice")
+	removeSelf()
+	if eval[bool](laptop, `!!document.getElementById('last-device-warning')`) {
+		t.Fatal("the last-device warning shows while another device holds the key")
+	}
+	laptop.do(chromedp.Click(chromedp.ID("leave-confirm")))
+	laptop.waitFor("the auth form", `document.getElementById('auth-username')`)
+	if n := r.count(`SELECT count(*) FROM devices WHERE id = $1 AND revoked_at IS NULL`, self); n != 0 {
+		t.Fatal("the removed device is still live")
+	}
+	phone.openChat("alice")
+}

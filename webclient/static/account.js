@@ -152,8 +152,16 @@ export async function logout(stopStream) {
   await store.clearAll();
 }
 
-// linked records the account key a link envelope brought.
+// linked records the account key a link envelope brought, and tells the
+// relay that this device now holds it (docs/protocol.md "PATCH
+// /api/devices/:id"), so that the other devices know they are not the
+// last. If that fails they warn once too often, never too rarely.
 export async function linked(privateKey) {
+  try { await api.reportLinked(device.id); } catch { /* see above */ }
+  await keep(privateKey);
+}
+
+async function keep(privateKey) {
   account = { ...account, privateKey };
   await store.setAccount(account);
   notify({ type: 'linked' });
@@ -242,7 +250,7 @@ export async function restore(text) {
   if (c.hex(got.publicKey) !== c.hex(account.publicKey)) throw new c.KeyMismatchError();
   await api.reportLinked(device.id);
   recovery = null;
-  await linked(got.privateKey);
+  await keep(got.privateKey);
 }
 
 // isLastLinked reports whether no other live device of the account holds

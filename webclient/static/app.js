@@ -484,9 +484,9 @@ async function lastKeyWarning() {
 }
 
 // confirmLeave asks before this browser's keys and history are deleted
-// (a logout, or removing this device) and resolves to 'leave', 'recovery'
+// (a logout, or removing this device, named name) and resolves to 'leave', 'recovery'
 // (go to Settings first) or null.
-async function confirmLeave(kind) {
+async function confirmLeave(kind, name) {
   const warning = await lastKeyWarning();
   const body = [el('p', {}, kind === 'logout'
     ? "Logging out deletes this browser's history and keys, and removes this browser from your devices. Your history stays on your other devices."
@@ -498,13 +498,13 @@ async function confirmLeave(kind) {
   }
   actions.push({ id: 'leave-confirm', value: 'leave', class: 'danger',
     label: warning ? (kind === 'logout' ? 'Log out without a device left' : 'Remove my last device') : (kind === 'logout' ? "Log out and delete this browser's history" : 'Remove this device') });
-  return ask({ id: 'leave-dialog', title: kind === 'logout' ? 'Log out of this browser?' : 'Remove this device?', body, actions });
+  return ask({ id: 'leave-dialog', title: kind === 'logout' ? 'Log out of this browser?' : `Remove ${name}, this device?`, body, actions });
 }
 
 // leave logs out after confirmLeave: the device is revoked, the session
 // ended and this browser's storage deleted (sync.logout).
-async function leave(kind) {
-  const choice = await confirmLeave(kind);
+async function leave(kind, name) {
+  const choice = await confirmLeave(kind, name);
   if (choice === 'recovery') location.hash = '#/settings';
   if (choice !== 'leave') return;
   await sync.logout();
@@ -655,7 +655,7 @@ async function devicesScreen() {
     actions.append(el('button', {
       type: 'button', class: 'revoke-btn',
       onclick: async () => {
-        if (self) return leave('remove');
+        if (self) return leave('remove', d.name);
         const ok = await ask({
           id: 'revoke-dialog', title: `Revoke ${d.name}?`,
           body: [el('p', {}, `${d.name} (added ${new Date(d.createdAt).toLocaleString()}) stops receiving messages and can no longer send. What it already shows stays on it. To use it again, it must log in and be approved or restored.`)],
