@@ -269,12 +269,13 @@ func (s *Store) AddDevice(ctx context.Context, accountID int64, name string, pub
 		if n >= s.maxDevices {
 			return &TooManyDevicesError{Max: s.maxDevices}
 		}
-		// A device added while no live device holds the account key (a
-		// new account's first, or after every linked one was revoked)
-		// can be linked by no one: it is linked from the start.
+		// An account's first device is the browser that made the account
+		// key at registration: it is linked from the start. Any later one
+		// (even after every device was revoked, when a browser comes back
+		// to restore with the recovery key) holds no key until it reports
+		// itself linked or replaces the key.
 		err := tx.QueryRow(ctx, `INSERT INTO devices (id, account_id, name, public_key, created_at, linked)
-			VALUES ($1, $2, $3, $4, $5, NOT EXISTS (
-				SELECT 1 FROM devices WHERE account_id = $2 AND revoked_at IS NULL AND linked))
+			VALUES ($1, $2, $3, $4, $5, NOT EXISTS (SELECT 1 FROM devices WHERE account_id = $2))
 			RETURNING linked`, d.ID, accountID, name, publicKey, now).Scan(&d.Linked)
 		return err
 	})
