@@ -3,6 +3,7 @@ package webclient_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -207,4 +208,58 @@ func TestRevokedAndReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	alice.waitFor("the revoked notice", `document.getElementById('conn-bar').dataset.state === 'revoked' && document.getElementById('conn-bar').textContent.includes('removed')`)
+}
+
+// TestDevicesToldApart: a new browser that logs in makes a banner appear on
+// the linked device by itself; the list marks this device, linked devices
+// and the waiting one, and offers Approve only on the waiting one; once
+// approved, the new device reports itself linked, says so, and the list
+// follows without a reload; a rename made on one device shows on the other.
+func TestDevicesToldApart(t *testing.T) {
+	r := startRelay(t)
+	_, laptop := r.newProfile(t)
+	laptop.register("alice")
+	laptopID := laptop.deviceID()
+	if name := eval[string](laptop, `(async () => (await import('/account.js')).currentDevice().name)()`); !strings.Contains(name, " on ") {
+		t.Fatalf("the default device name %q does not say browser and system", name)
+	}
+
+	_, phone := r.newProfile(t)
+	phone.login("alice")
+	phoneID := phone.deviceID()
+	// No reload and no navigation on the laptop: the banner comes by itself.
+	laptop.waitFor("the waiting-device banner", `document.getElementById('device-banner') && document.getElementById('device-banner').textContent.includes('waiting for approval')`)
+	fitsWidths(laptop, "device-banner")
+
+	eval[chromedp.Void](laptop, `location.hash = '#/devices'`)
+	row := func(id string) string { return fmt.Sprintf(`document.querySelector('.device[data-id="%s"]')`, id) }
+	laptop.waitFor("the phone in the list", row(phoneID))
+	if !eval[bool](laptop, row(phoneID)+`.querySelector('.waiting-badge') !== null && `+row(phoneID)+`.querySelector('.approve-btn') !== null`) {
+		t.Fatal("the waiting phone is not marked waiting with an Approve button")
+	}
+	if !eval[bool](laptop, row(laptopID)+`.querySelector('.self-badge') !== null && `+row(laptopID)+`.querySelector('.linked-badge') !== null && `+row(laptopID)+`.querySelector('.approve-btn') === null`) {
+		t.Fatal("the laptop is not marked as this device and linked, or offers to approve itself")
+	}
+	fitsWidths(laptop, "devices-waiting")
+	laptop.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`.device[data-id="%s"] .approve-btn`, phoneID))))
+	phone.waitFor("the phone to say it is linked", `document.getElementById('linked-notice') && document.getElementById('linked-notice').textContent.includes('Older messages stay on your other devices')`)
+	fitsWidths(phone, "linked-notice")
+
+	// The phone reported itself linked: the laptop's list and banner follow.
+	laptop.waitFor("the phone listed as linked", row(phoneID)+` && `+row(phoneID)+`.dataset.linked === 'true' && `+row(phoneID)+`.querySelector('.linked-badge') && !`+row(phoneID)+`.querySelector('.approve-btn')`)
+	laptop.waitFor("the banner to go", `!document.getElementById('device-banner')`)
+	if n := r.count(`SELECT count(*) FROM devices WHERE id = $1 AND linked`, phoneID); n != 1 {
+		t.Fatalf("the relay lists the phone linked %d times, want 1", n)
+	}
+
+	// Renamed on the phone, the laptop shows the name by itself.
+	eval[chromedp.Void](phone, `location.hash = '#/devices'`)
+	phone.waitFor("the laptop in the phone's list", row(laptopID)+` && `+row(laptopID)+`.querySelector('.rename-btn')`)
+	phone.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`.device[data-id="%s"] .rename-btn`, laptopID))))
+	phone.waitFor("the rename field", `document.querySelector('.rename-input')`)
+	fitsWidths(phone, "rename")
+	phone.do(chromedp.SetValue(chromedp.CSS(".rename-input"), "Work laptop"), chromedp.Click(chromedp.CSS(".save-name-btn")))
+	laptop.waitFor("the new name on the laptop", row(laptopID)+` && `+row(laptopID)+`.querySelector('.device-name').textContent === 'Work laptop'`)
+	phone.waitFor("the new name on the phone", row(laptopID)+` && `+row(laptopID)+`.querySelector('.device-name').textContent === 'Work laptop'`)
+	laptop.screenshot("devices-renamed")
 }

@@ -73,10 +73,19 @@ export async function load() {
   return !!(account && device);
 }
 
-function deviceName() {
-  const ua = navigator.userAgent;
-  const browser = /Firefox\//.test(ua) ? 'Firefox' : /Edg\//.test(ua) ? 'Edge' : /Chrome\//.test(ua) ? 'Chrome' : /Safari\//.test(ua) ? 'Safari' : 'Browser';
-  const os = /Android/.test(ua) ? 'Android' : /iPhone|iPad/.test(ua) ? 'iOS' : /Mac OS/.test(ua) ? 'macOS' : /Windows/.test(ua) ? 'Windows' : /Linux/.test(ua) ? 'Linux' : '';
+// deviceName is the name a new device gets: its browser and system, as
+// "Chrome on Linux", from navigator.userAgentData where there is one, else
+// from the user-agent string. The person can rename it on the Devices
+// screen.
+export function deviceName(ua = navigator.userAgent, data = navigator.userAgentData) {
+  const brands = data && Array.isArray(data.brands) ? data.brands.map((b) => b.brand) : [];
+  const brand = ['Microsoft Edge', 'Opera', 'Firefox', 'Google Chrome', 'Chromium'].find((b) => brands.includes(b));
+  const browserNames = { 'Microsoft Edge': 'Edge', 'Google Chrome': 'Chrome' };
+  const browser = brand ? (browserNames[brand] || brand)
+    : /Firefox\//.test(ua) ? 'Firefox' : /Edg\//.test(ua) ? 'Edge' : /OPR\//.test(ua) ? 'Opera' : /Chrome\//.test(ua) ? 'Chrome' : /Safari\//.test(ua) ? 'Safari' : 'Browser';
+  const platform = data && typeof data.platform === 'string' && data.platform ? data.platform : '';
+  const os = platform === 'macOS' || platform === 'Windows' || platform === 'Linux' || platform === 'Android' || platform === 'Chrome OS' || platform === 'iOS' ? platform
+    : /Android/.test(ua) ? 'Android' : /iPhone|iPad/.test(ua) ? 'iOS' : /CrOS/.test(ua) ? 'Chrome OS' : /Mac OS/.test(ua) ? 'macOS' : /Windows/.test(ua) ? 'Windows' : /Linux/.test(ua) ? 'Linux' : '';
   return (browser + (os ? ' on ' + os : '')).slice(0, 64);
 }
 
@@ -165,6 +174,101 @@ async function keep(privateKey) {
   account = { ...account, privateKey };
   await store.setAccount(account);
   notify({ type: 'linked' });
+}
+
+// reportLinked tells the relay that this device holds the account key, so
+// that the other devices stop listing it as waiting for approval. Only the
+// device itself may say so (PATCH /api/devices/:id with X-Device = :id).
+export async function reportLinked() {
+  if (!isLinked() || !device) return;
+  await api.reportLinked(device.id);
+}
+
+// syncLinked reports this device linked if it holds the account key and the
+// relay still lists it as waiting: a report lost to a closed tab or a
+// network error is made on the next load. list is GET /api/devices.
+export async function syncLinked(list) {
+  if (!isLinked() || !device) return;
+  const self = list.find((d) => d.id === device.id);
+  if (self && self.linked === false) await reportLinked();
+}
+
+// resetKey is for a person who lost every device and the recovery key: on
+// this (waiting) device it makes a new account key pair and replaces the
+// account's key with it, revoking every other live device of the account,
+// with the password asked again (PUT /api/account/key). The relay deletes
+// the recovery blob, which wrapped the old key. Nothing of the old key is
+// recovered: messages sealed to it cannot be read here.
+export async function resetKey(password) {
+  const pair = await c.generateKeyPair();
+  const pub = await c.exportPublic(pair.publicKey);
+  const others = (await api.devices()).filter((d) => d.id !== device.id).map((d) => d.id);
+  const res = await api.replaceAccountKey(c.b64encode(pub), others, password);
+  if (c.b64encode(c.b64decode(res.publicKey)) !== c.b64encode(pub)) throw new Error('The relay serves another account key than the one just made. Try again.');
+  keys.clear();
+  account = { ...account, publicKey: pub, privateKey: pair.privateKey };
+  await store.setAccount(account);
+  notify({ type: 'linked' });
+}
+
+// rotateKey replaces the account key on purpose, from this linked device,
+// revoking the devices in drop (a lost one), with the password asked again.
+// The order keeps every remaining device able to decrypt (docs/crypto.md,
+// "Account key rotation"): the relay replaces the key first, in one
+// transaction with the revocations (and deletes the recovery blob); then
+// this device adopts the new key and sends it to each remaining linked
+// device in a link envelope, each tried again until the relay accepts it.
+// It returns how many devices the key is being sent to.
+export async function rotateKey(password, drop) {
+  const pair = await c.generateKeyPair();
+  const pub = await c.exportPublic(pair.publicKey);
+  const keep = (await api.devices()).filter((d) => d.id !== device.id && d.linked && !drop.includes(d.id));
+  const res = await api.replaceAccountKey(c.b64encode(pub), drop, password);
+  if (c.b64encode(c.b64decode(res.publicKey)) !== c.b64encode(pub)) throw new Error('The relay serves another account key than the one just made. Try again.');
+  await adoptKey(pair.privateKey, pub);
+  for (const d of keep) sendKeyUntilAccepted(d);
+  return keep.length;
+}
+
+// sendKeyUntilAccepted sends the account key to a remaining device, again
+// with backoff while the relay cannot be reached or is busy, until it is
+// accepted or refused for good (the device was revoked meanwhile).
+async function sendKeyUntilAccepted(target) {
+  let delay = 1000;
+  for (;;) {
+    try {
+      await approve(target);
+      return;
+    } catch (e) {
+      const retryable = !e.status || e.status === 429 || e.status >= 500;
+      if (!retryable || !account || !device) return;
+      await new Promise((r) => setTimeout(r, e.retryAfter ? e.retryAfter * 1000 : delay));
+      delay = Math.min(delay * 2, 30000);
+    }
+  }
+}
+
+// adoptKey makes a new account key this device's own: after this device
+// rotated it, or when a device of the account sent it in a link envelope
+// (inbox.js). Stored messages are plaintext and stay readable; cached
+// conversation keys were made from the old key and are dropped.
+export async function adoptKey(privateKey, publicKey) {
+  keys.clear();
+  account = { ...account, publicKey, privateKey };
+  await store.setAccount(account);
+  notify({ type: 'linked' });
+}
+
+// directoryKey is this account's key as the directory serves it now. It
+// differs from the key held while a rotation made on another device has not
+// reached this one yet.
+export async function directoryKey() {
+  return c.b64decode((await api.lookup(account.username)).publicKey);
+}
+
+// rename gives a device of this account a new name (1 to 64 bytes).
+export function rename(id, name) {
+  return api.updateDevice(id, { name });
 }
 
 export async function linkCode() {

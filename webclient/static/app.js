@@ -146,9 +146,20 @@ function authScreen(mode = 'login', error = '') {
   user.focus();
 }
 
+// shownWaiting: this page showed the waiting screen; once the device is
+// linked, the chat list says so once.
+let shownWaiting = false;
+let linkedNotice = false;
+let resetNotice = false; // this device just reset the account key
+
 async function waitingScreen() {
   const gen = ++renderGen;
+  shownWaiting = true;
   const code = await sync.linkCode();
+  // Shown already (by this render's predecessor too, while it awaited):
+  // rendering again would close an open reset form and drop what was
+  // typed in it.
+  if (gen === renderGen && document.getElementById('waiting') && document.getElementById('reset')) return;
   show(gen, el('section', { class: 'card', id: 'waiting' },
     el('h2', {}, 'Waiting to be linked'),
     el('p', {}, 'This browser is a new device of ', el('strong', {}, sync.me()), '. To read and send messages here, it needs your account key from a device where you are already logged in.'),
@@ -159,7 +170,8 @@ async function waitingScreen() {
     el('p', { class: 'code', id: 'link-code', 'aria-label': 'Verification code' }, code),
     el('ol', { start: 3 }, el('li', {}, 'If the codes match, press Approve there. This page continues by itself.')),
     el('p', { class: 'muted' }, 'History on this device starts when it was added: messages from before stay on your other devices.')),
-  restoreCard());
+  restoreCard(),
+  resetSection());
 }
 
 // restoreErrorText says what went wrong with a recovery key typed, and
@@ -203,6 +215,54 @@ function restoreCard() {
     el('p', {}, btn), err));
 }
 
+// resetSection is the way out for a person who lost every device and the
+// recovery key: a new account key, made here. It says what is lost before
+// anything is done, asks for the password again and for a confirmation.
+function resetSection() {
+  const pass = el('input', { id: 'reset-password', type: 'password', autocomplete: 'current-password', required: true, minlength: 8 });
+  const err = el('p', { id: 'reset-error', class: 'error', role: 'alert' });
+  const btn = el('button', { type: 'submit', id: 'reset-btn' }, 'Reset the account key…');
+  const form = el('form', {
+    onsubmit: async (e) => {
+      e.preventDefault();
+      err.textContent = '';
+      if (pass.value.length < 8) {
+        err.textContent = 'Type the password of this account to reset its key.';
+        pass.focus();
+        return;
+      }
+      const ok = await confirmDialog('Reset your account key?',
+        'Your old messages cannot be read any more, every other device of this account is removed, and your contacts see a warning that your key changed. This cannot be undone.',
+        'Reset the account key');
+      if (!ok) return;
+      btn.disabled = true;
+      err.textContent = 'Making a new account key…';
+      // Set before: the linked event of the reset routes to the chat list.
+      shownWaiting = false;
+      resetNotice = true;
+      try {
+        await sync.resetAccountKey(pass.value);
+        pass.value = '';
+      } catch (ex) {
+        shownWaiting = true;
+        resetNotice = false;
+        err.textContent = ex.code === 'bad_credentials' ? 'That password is wrong. Type the password you log in with, then press Reset again.'
+          : ex.code === 'too_many_attempts' ? `Too many tries. Wait ${ex.retryAfter || 60} seconds, then try again.`
+          : 'The key could not be reset: ' + ex.message + ' Nothing was changed; try again.';
+        btn.disabled = false;
+      }
+    },
+  },
+  el('p', {}, 'Only if you lost every device where you are logged in and your recovery key. Resetting makes a new account key on this browser:'),
+  el('ul', {},
+    el('li', {}, 'your old messages cannot be read any more, here or anywhere;'),
+    el('li', {}, 'every other device of this account is removed;'),
+    el('li', {}, 'your contacts see a warning that your key changed.')),
+  el('label', { for: 'reset-password' }, 'Password of this account'), pass, err, el('p', {}, btn));
+  return el('section', { class: 'card', id: 'reset' },
+    el('details', {}, el('summary', { id: 'reset-open' }, 'Lost all your devices? Reset your account key'), form));
+}
+
 async function chatsScreen() {
   const gen = ++renderGen;
   const chats = (await store.getChats()).filter((c) => c.username !== sync.me() || c.lastTs);
@@ -232,7 +292,14 @@ async function chatsScreen() {
         el('span', {}, el('span', { class: 'name' }, c.username === sync.me() ? 'Notes to self' : c.username), el('br'), el('span', { class: 'preview' }, c.preview || '')),
         c.unread ? el('span', { class: 'unread', 'aria-label': `${c.unread} unread` }, String(c.unread)) : null)));
   }
-  show(gen, recoveryOffer() || '', el('section', { class: 'card' }, form, err),
+  const linkedBox = linkedNotice ? el('section', { class: 'card', id: 'linked-notice', role: 'status' },
+    el('p', {}, 'This device is linked to your account: you can read and send messages here. Older messages stay on your other devices.'),
+    el('button', { type: 'button', onclick: () => { linkedNotice = false; chatsScreen(); } }, 'Dismiss')) : null;
+  const resetBox = resetNotice ? el('section', { class: 'card', id: 'reset-notice', role: 'status' },
+    el('p', {}, 'Your account key was reset: this is now your only device, and your contacts will see that your key changed. Older messages are gone.'),
+    el('p', {}, 'Create a recovery key now, so that losing this browser does not lose the account: ', el('a', { href: '#/settings', id: 'reset-settings' }, 'open Settings'), '.'),
+    el('button', { type: 'button', onclick: () => { resetNotice = false; chatsScreen(); } }, 'Dismiss')) : null;
+  show(gen, resetBox, resetNotice ? null : linkedBox, recoveryOffer() || '', el('section', { class: 'card' }, form, err),
     el('section', { class: 'card' }, el('h2', {}, 'Chats'), chats.length ? list : el('p', { class: 'muted', id: 'no-chats' }, 'No chats yet. Write to someone by their username.')));
 }
 
@@ -466,6 +533,29 @@ function ask({ id, title, body, actions }) {
   });
 }
 
+// ---- devices ----
+
+// confirmDialog asks in a native modal dialog (focus stays inside, Esc
+// cancels) and resolves to true only when the person confirms.
+function confirmDialog(title, text, confirmLabel) {
+  return new Promise((resolve) => {
+    const ok = el('button', { type: 'submit', class: 'primary', value: 'ok', id: 'dialog-confirm' }, confirmLabel);
+    const cancel = el('button', { type: 'submit', value: 'cancel', id: 'dialog-cancel' }, 'Cancel');
+    const dlg = el('dialog', { class: 'dialog', 'aria-labelledby': 'dialog-title' },
+      el('form', { method: 'dialog' },
+        el('h2', { id: 'dialog-title' }, title),
+        el('p', {}, text),
+        el('p', { class: 'actions' }, cancel, ok)));
+    dlg.addEventListener('close', () => {
+      resolve(dlg.returnValue === 'ok');
+      dlg.remove();
+    });
+    document.body.append(dlg);
+    dlg.showModal();
+    cancel.focus();
+  });
+}
+
 // lastKeyWarning asks whether this device is the last that holds the
 // account key and, if so, returns the warning to show. When the relay
 // cannot be asked, it warns: losing the account is worse than a warning
@@ -621,23 +711,128 @@ function recoveryOffer() {
   return box;
 }
 
-async function devicesScreen() {
-  const gen = ++renderGen;
-  const list = el('ul', { class: 'plain', id: 'device-list', 'aria-label': 'Devices' });
-  let devices = [];
-  try {
-    devices = await api.devices();
-  } catch (e) {
-    show(gen, el('p', { class: 'error' }, e.message));
+// The account's devices, as GET /api/devices last said, polled every few
+// seconds while the page is visible and this device is linked: the banner
+// of waiting devices and the Devices screen follow it by themselves.
+let deviceList = null;
+let deviceSig = '';
+let devicePoll = null;
+let rotateNote = null; // what the last rotation did, shown on the Devices screen
+let linkReported = false;
+const devicePollMs = 3000;
+
+function waitingDevices() {
+  const mine = sync.currentDevice();
+  return (deviceList || []).filter((d) => !d.linked && (!mine || d.id !== mine.id));
+}
+
+function renderDeviceBanner() {
+  let banner = document.getElementById('device-banner');
+  const waiting = sync.me() && sync.isLinked() && !revoked() ? waitingDevices() : [];
+  if (!waiting.length) {
+    if (banner) banner.remove();
     return;
   }
+  if (!banner) {
+    banner = el('div', { id: 'device-banner', class: 'notice', role: 'status' });
+    purgeBox.after(banner);
+  }
+  const text = waiting.length === 1
+    ? `A new device (${waiting[0].name}) is waiting for approval. Approve it only if you just logged in there.`
+    : `${waiting.length} new devices are waiting for approval. Approve them only if you just logged in there.`;
+  banner.replaceChildren(text, ' ', el('a', { href: '#/devices' }, 'Open Devices'));
+}
+
+async function pollDevices() {
+  if (!sync.me() || !sync.isLinked() || revoked() || document.visibilityState !== 'visible') return;
+  let list;
+  try {
+    list = await api.devices();
+  } catch {
+    return; // the connection bar says what is wrong; the next poll tries again
+  }
+  if (!sync.me()) return;
+  if (!linkReported) {
+    try {
+      await sync.syncLinked(list);
+      linkReported = true;
+    } catch { /* tried again on the next poll */ }
+  }
+  deviceList = list;
+  renderDeviceBanner();
+  const sig = JSON.stringify(list.map((d) => [d.id, d.name, d.linked]));
+  if (sig === deviceSig) return;
+  deviceSig = sig;
+  // The open Devices screen follows, unless the person is renaming.
+  if (current && current.name === 'devices' && !document.querySelector('#device-list .rename-form') && !document.querySelector('#rotate[open]')) devicesScreen(list);
+}
+
+function startDevicePoll() {
+  if (devicePoll) return;
+  pollDevices();
+  devicePoll = setInterval(pollDevices, devicePollMs);
+}
+
+function stopDevicePoll() {
+  clearInterval(devicePoll);
+  devicePoll = null;
+  deviceList = null;
+  deviceSig = '';
+  linkReported = false;
+  renderDeviceBanner();
+}
+
+function renameForm(d, msg, done) {
+  const input = el('input', { class: 'rename-input', value: d.name, maxlength: 64, required: true, 'aria-label': 'New name for ' + d.name, autocomplete: 'off' });
+  const form = el('form', {
+    class: 'rename-form',
+    onsubmit: async (e) => {
+      e.preventDefault();
+      const name = input.value.trim();
+      if (!name || new TextEncoder().encode(name).length > 64) {
+        msg.textContent = 'A device name has 1 to 64 characters. Type a shorter name.';
+        return;
+      }
+      try {
+        await sync.rename(d.id, name);
+        done();
+      } catch (ex) {
+        msg.textContent = ex.code === 'bad_device_name' ? 'That name cannot be used: use 1 to 64 letters, digits or spaces.' : 'Could not rename the device: ' + ex.message;
+      }
+    },
+    onkeydown: (e) => { if (e.key === 'Escape') done(); },
+  }, input, el('button', { type: 'submit', class: 'primary save-name-btn' }, 'Save'), el('button', { type: 'button', onclick: done }, 'Cancel'));
+  return { form, input };
+}
+
+async function devicesScreen(known) {
+  const gen = ++renderGen;
+  const list = el('ul', { class: 'plain', id: 'device-list', 'aria-label': 'Devices' });
+  let devices = known;
+  if (!devices) {
+    try {
+      devices = await api.devices();
+    } catch (e) {
+      show(gen, el('p', { class: 'error', role: 'alert' }, 'Could not load your devices: ' + e.message + ' Try again in a moment.'));
+      return;
+    }
+  }
+  deviceList = devices;
+  deviceSig = JSON.stringify(devices.map((d) => [d.id, d.name, d.linked]));
+  renderDeviceBanner();
   const mine = sync.currentDevice();
   for (const d of devices) {
     const code = await sync.deviceCode(d.publicKey);
     const self = d.id === mine.id;
     const msg = el('span', { class: 'muted', role: 'status' });
     const actions = el('span', { class: 'actions' });
-    if (!self && sync.isLinked()) {
+    const nameSlot = el('span', { class: 'device-name-slot' }, el('strong', { class: 'device-name' }, d.name));
+    const marks = el('span', { class: 'marks' });
+    if (self) marks.append(el('span', { class: 'badge self-badge' }, 'This device'));
+    marks.append(d.linked
+      ? el('span', { class: 'badge linked-badge' }, 'Linked')
+      : el('span', { class: 'badge waiting-badge' }, 'Waiting for approval'));
+    if (!self && !d.linked && sync.isLinked()) {
       actions.append(el('button', {
         type: 'button', class: 'approve-btn primary',
         onclick: async (e) => {
@@ -646,12 +841,23 @@ async function devicesScreen() {
             await sync.approve(d);
             msg.textContent = 'Account key sent. The device continues by itself.';
           } catch (ex) {
-            msg.textContent = 'Could not send the key: ' + ex.message;
+            msg.textContent = 'Could not send the key: ' + ex.message + ' Press Approve again.';
             e.target.disabled = false;
           }
         },
       }, 'Approve'));
     }
+    const renameBtn = el('button', {
+      type: 'button', class: 'rename-btn', 'aria-label': 'Rename ' + d.name,
+      onclick: () => {
+        const { form, input } = renameForm(d, msg, () => devicesScreen());
+        nameSlot.replaceChildren(form);
+        renameBtn.hidden = true;
+        input.focus();
+        input.select();
+      },
+    }, 'Rename');
+    actions.append(renameBtn);
     actions.append(el('button', {
       type: 'button', class: 'revoke-btn',
       onclick: async () => {
@@ -666,21 +872,82 @@ async function devicesScreen() {
           await sync.revoke(d.id);
           devicesScreen();
         } catch (ex) {
-          msg.textContent = ex.message;
+          msg.textContent = 'Could not revoke the device: ' + ex.message;
         }
       },
     }, self ? 'Remove this device' : 'Revoke'));
-    list.append(el('li', { class: 'device', 'data-id': d.id },
-      el('span', {}, el('strong', {}, d.name), self ? ' (this device)' : '', el('br'),
+    list.append(el('li', { class: 'device', 'data-id': d.id, 'data-linked': d.linked ? 'true' : 'false' },
+      el('span', { class: 'device-info' }, nameSlot, ' ', marks, el('br'),
         el('span', { class: 'muted' }, 'Code: '), el('span', { class: 'device-code' }, code), el('br'),
         el('span', { class: 'muted' }, 'Added ', new Date(d.createdAt).toLocaleString(), d.lastSeenAt ? ' · last seen ' + new Date(d.lastSeenAt).toLocaleString() : '')),
       actions, msg));
   }
   show(gen, el('section', { class: 'card' }, el('h2', {}, 'Devices'),
-    el('p', { class: 'muted' }, 'Approve a new device only if it shows exactly the same code as here. Approving sends it your account key.'),
-    list,
-    el('p', {}, el('button', { type: 'button', id: 'refresh-devices', onclick: () => devicesScreen() }, 'Refresh the list'))));
+    el('p', { class: 'muted' }, 'Approve a new device only if it shows exactly the same code as here. Approving sends it your account key. This list updates by itself.'),
+    list), sync.isLinked() ? rotateSection(devices.filter((d) => d.id !== mine.id)) : null);
 }
+
+function rotateNoteText({ dropped, sentTo }) {
+  const devices = (n) => n + (n === 1 ? ' device' : ' devices');
+  return [`New account key made${dropped ? ', ' + devices(dropped) + ' removed' : ''}. It is being sent to your ${sentTo} other ${sentTo === 1 ? 'device' : 'devices'}. Your old recovery key no longer works: `,
+    el('a', { href: '#/settings', id: 'rotate-settings' }, 'create a new recovery key'), '.'];
+}
+
+// rotateSection replaces the account key on purpose, after a device was
+// lost: the person picks the devices to drop and gives the password again.
+function rotateSection(others) {
+  const pass = el('input', { id: 'rotate-password', type: 'password', autocomplete: 'current-password', required: true, minlength: 8 });
+  const err = el('p', { id: 'rotate-error', class: 'error', role: 'alert' });
+  const done = el('p', { id: 'rotate-done', role: 'status' }, ...(rotateNote ? rotateNoteText(rotateNote) : []));
+  const btn = el('button', { type: 'submit', id: 'rotate-btn' }, 'Make a new account key…');
+  const boxes = others.map((d) => {
+    const id = 'drop-' + d.id;
+    const box = el('input', { type: 'checkbox', id, class: 'drop-box', value: d.id });
+    return { d, box, row: el('li', {}, box, el('label', { for: id }, el('strong', {}, d.name), d.linked ? '' : ' (waiting for approval)', ' · code ', el('span', { class: 'drop-code', 'data-id': d.id }))) };
+  });
+  for (const b of boxes) sync.deviceCode(b.d.publicKey).then((code) => { b.row.querySelector('.drop-code').textContent = code; });
+  const form = el('form', {
+    onsubmit: async (e) => {
+      e.preventDefault();
+      err.textContent = '';
+      done.textContent = '';
+      rotateNote = null;
+      const drop = boxes.filter((b) => b.box.checked).map((b) => b.d.id);
+      if (pass.value.length < 8) {
+        err.textContent = 'Type the password of this account to make a new account key.';
+        pass.focus();
+        return;
+      }
+      const names = boxes.filter((b) => b.box.checked).map((b) => b.d.name).join(', ');
+      const ok = await confirmDialog('Make a new account key?',
+        (drop.length ? `These devices are removed: ${names}. ` : 'No device is removed. ') +
+        'Your other devices get the new key by themselves and keep their history. Your contacts see a warning that your key changed, and your recovery key stops working: create a new one afterwards.',
+        'Make a new key');
+      if (!ok) return;
+      btn.disabled = true;
+      err.textContent = 'Making a new account key…';
+      try {
+        const n = await sync.rotateAccountKey(pass.value, drop);
+        pass.value = '';
+        err.textContent = '';
+        rotateNote = { dropped: drop.length, sentTo: n };
+        devicesScreen();
+      } catch (ex) {
+        err.textContent = ex.code === 'bad_credentials' ? 'That password is wrong. Type the password you log in with, then try again.'
+          : ex.code === 'too_many_attempts' ? `Too many tries. Wait ${ex.retryAfter || 60} seconds, then try again.`
+          : ex.code === 'unknown_device' ? 'One of the devices chosen was removed meanwhile. Nothing was changed: choose again.'
+          : 'The key could not be replaced: ' + ex.message + ' Nothing was changed; try again.';
+        btn.disabled = false;
+      }
+    },
+  },
+  el('p', {}, 'If a device was lost or stolen, make a new account key and remove that device. Tick the devices to remove:'),
+  boxes.length ? el('ul', { class: 'plain', id: 'drop-list' }, ...boxes.map((b) => b.row)) : el('p', { class: 'muted' }, 'This is your only device.'),
+  el('label', { for: 'rotate-password' }, 'Password of this account'), pass, err, el('p', {}, btn));
+  return el('section', { class: 'card' }, done,
+    el('details', { id: 'rotate' }, el('summary', { id: 'rotate-open' }, 'Lost a device? Make a new account key'), form));
+}
+
 
 // ---- routing ----
 
@@ -689,6 +956,10 @@ async function route() {
   nav.hidden = false;
   document.getElementById('whoami').textContent = sync.me();
   if (!sync.isLinked()) return waitingScreen();
+  if (shownWaiting) {
+    shownWaiting = false;
+    linkedNotice = true;
+  }
   const h = location.hash || '#/chats';
   const m = h.match(/^#\/chat\/([a-z0-9_]{3,32})$/);
   if (openChatName && (!m || m[1] !== openChatName)) {
@@ -728,6 +999,7 @@ async function route() {
 function startSession() {
   current = null;
   sync.start();
+  startDevicePoll();
   route();
   renderBar();
   renderPurge();
@@ -738,6 +1010,11 @@ function startSession() {
 function loggedOut() {
   nav.hidden = true;
   offerRecovery = false;
+  stopDevicePoll();
+  shownWaiting = false;
+  linkedNotice = false;
+  resetNotice = false;
+  rotateNote = null;
   current = null;
   openChatName = null;
   chatDom = null;
@@ -760,6 +1037,7 @@ sync.subscribe(async (ev) => {
   if (ev.type === 'linked') {
     await sync.load();
     route();
+    startDevicePoll();
   }
   if (ev.type === 'changed') {
     if (!current) return;

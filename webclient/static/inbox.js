@@ -202,6 +202,44 @@ async function fromDeviceKey(id) {
   return d ? c.b64decode(d.publicKey) : null;
 }
 
+// rotatedKey opens a link envelope that reaches an already linked device:
+// another device of the account rotated the account key. It is adopted
+// only if it opens with this device's key and the sender device's key, and
+// its public half is the key the directory serves for the account now,
+// which differs from the one held (docs/crypto.md, "Account key
+// rotation"). A replayed one finds the key already held and is skipped.
+async function rotatedKey(env, body) {
+  const me = account.current();
+  const device = account.currentDevice();
+  let dirPub;
+  try {
+    dirPub = await account.directoryKey();
+  } catch {
+    return { kind: 'skip' };
+  }
+  if (c.b64encode(dirPub) === c.b64encode(me.publicKey)) return { kind: 'skip' };
+  const pub = await fromDeviceKey(env.fromDevice);
+  if (!pub) return { kind: 'skip' };
+  try {
+    const k = await c.aesKey(await c.linkKeyBytes(device.privateKey, pub, env.fromDevice, device.id));
+    const priv = await c.openLink(k, env.id, me.username, body, dirPub);
+    return { kind: 'rotated', privateKey: priv, publicKey: dirPub };
+  } catch {
+    return { kind: 'skip' }; // sealed to another device, or not the served key
+  }
+}
+
+// rotationPending: the directory serves another key for this account than
+// the one held; a message that does not open now may open once the new key
+// arrives, so it waits instead of being given up.
+async function rotationPending() {
+  try {
+    return c.b64encode(await account.directoryKey()) !== c.b64encode(account.current().publicKey);
+  } catch {
+    return false;
+  }
+}
+
 // decrypt turns one envelope into what to write: a message, a read position,
 // an account key, or nothing.
 async function decrypt(env) {
@@ -210,7 +248,7 @@ async function decrypt(env) {
   const body = c.b64decode(env.body);
   const self = env.from === me.username && env.to === me.username;
   if (self && c.isLink(body)) {
-    if (account.isLinked()) return { kind: 'skip' };
+    if (account.isLinked()) return rotatedKey(env, body);
     const pub = await fromDeviceKey(env.fromDevice);
     if (!pub) return { kind: 'skip' };
     try {
@@ -225,7 +263,8 @@ async function decrypt(env) {
   const chat = env.from === me.username ? env.to : env.from;
   const dir = env.from === me.username ? 'out' : 'in';
   const base = { id: env.id, chat, from: env.from, fromDevice: env.fromDevice, to: env.to, dir, ts: env.ts, sort: env.ts, seq: env.seq, status: dir === 'out' ? 'sent' : 'received' };
-  const opened = await openSealed(env, chat, body);
+  let opened = await openSealed(env, chat, body);
+  if (opened.final && await rotationPending()) opened = { waiting: true };
   if (!opened.record) {
     // Kept sealed either way, so that nothing received is lost.
     const flag = opened.waiting ? { waiting: true } : { undecryptable: true };
@@ -362,6 +401,7 @@ async function processBatch(batch) {
   const results = [];
   let readySeq = null;
   let lost = null; // a gap the relay could not fill
+  let rotated = false; // a rotated account key was adopted
   for (const item of batch) {
     if (item.src !== es) continue; // from a stream that was replaced
     if (item.kind === 'ready') {
@@ -390,7 +430,13 @@ async function processBatch(batch) {
       lost = { upTo: env.seq - 1, reason: 'gap', at: Date.now() };
     }
     gapRetried = false;
-    const r = await decrypt(env);
+    let r = await decrypt(env);
+    if (r.kind === 'rotated') {
+      // Adopted at once: what follows in the batch is sealed to it.
+      await account.adoptKey(r.privateKey, r.publicKey);
+      rotated = true;
+      r = { kind: 'skip' };
+    }
     results.push(r);
     last = env.seq;
     ackTo = env.seq;
@@ -411,7 +457,8 @@ async function processBatch(batch) {
   }
   if (changed.size) notify({ type: 'changed', chats: [...changed] });
   if (noticed) notify({ type: 'purge' });
-  if (results.some((r) => r.kind === 'message' && r.msg.waiting)) scheduleRetry();
+  if (rotated) retryWaiting();
+  else if (results.some((r) => r.kind === 'message' && r.msg.waiting)) scheduleRetry();
   if (restart) {
     openStream();
     return;

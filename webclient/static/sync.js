@@ -14,7 +14,7 @@ import * as election from './election.js';
 import * as inbox from './inbox.js';
 
 export { subscribe, isOwner } from './election.js';
-export { me, isLinked, isRevoked, currentDevice, load, registerAccount, loginAccount, linkCode, deviceCode, approve, revoke, recoveryStatus, createRecoveryKey, isLastLinked } from './account.js';
+export { me, isLinked, isRevoked, currentDevice, load, registerAccount, loginAccount, linkCode, deviceCode, approve, revoke, recoveryStatus, createRecoveryKey, isLastLinked, rename, syncLinked } from './account.js';
 export { connection, streaming, purgeNotice, dismissPurgeNotice } from './inbox.js';
 export { sendText, retry, flushOutbox } from './outbox.js';
 export { markRead, markUnread } from './readstate.js';
@@ -56,4 +56,18 @@ export async function logout() {
   } finally {
     election.stop();
   }
+}
+
+// resetAccountKey replaces the account key from this waiting device
+// (account.resetKey); the stream owner starts its stream over, now linked,
+// as after a link envelope.
+export async function resetAccountKey(password) {
+  await account.resetKey(password);
+  if (election.isOwner()) inbox.openStream();
+}
+
+// rotateAccountKey replaces the account key from this linked device,
+// revoking the devices in drop (account.rotateKey).
+export function rotateAccountKey(password, drop) {
+  return account.rotateKey(password, drop);
 }
