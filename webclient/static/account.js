@@ -80,7 +80,7 @@ export async function load() {
 export function deviceName(ua = navigator.userAgent, data = navigator.userAgentData) {
   const brands = data && Array.isArray(data.brands) ? data.brands.map((b) => b.brand) : [];
   const brand = ['Microsoft Edge', 'Opera', 'Firefox', 'Google Chrome', 'Chromium'].find((b) => brands.includes(b));
-  const browserNames = { 'Microsoft Edge': 'Edge', 'Google Chrome': 'Chrome' };
+  const browserNames = { 'Microsoft Edge': 'Edge', 'Google Chrome': 'Chrome', Chromium: 'Chrome' };
   const browser = brand ? (browserNames[brand] || brand)
     : /Firefox\//.test(ua) ? 'Firefox' : /Edg\//.test(ua) ? 'Edge' : /OPR\//.test(ua) ? 'Opera' : /Chrome\//.test(ua) ? 'Chrome' : /Safari\//.test(ua) ? 'Safari' : 'Browser';
   const platform = data && typeof data.platform === 'string' && data.platform ? data.platform : '';
