@@ -39,6 +39,10 @@ type Envelope struct {
 	ID   ulid.ULID
 	To   string
 	Body []byte
+	// Receipt: the client marked the envelope as a receipt ("kind":
+	// "receipt"), which takes its rate-limit token from a bucket of its
+	// own (ADR 0051). The relay stores nothing of it.
+	Receipt bool
 }
 
 // wire is the JSON a client posts. Other fields (such as a "from") are
@@ -47,6 +51,7 @@ type wire struct {
 	ID   *string `json:"id"`
 	To   *string `json:"to"`
 	Body *string `json:"body"`
+	Kind *string `json:"kind"`
 }
 
 // Parse decodes and checks a posted envelope. maxBody bounds the decoded
@@ -89,7 +94,17 @@ func Parse(data []byte, maxBody int) (Envelope, error) {
 	if len(body) > maxBody {
 		return Envelope{}, fmt.Errorf("%w: body decodes to more than %d bytes", ErrTooLarge, maxBody)
 	}
-	return Envelope{ID: id, To: *w.To, Body: body}, nil
+	receipt := false
+	if w.Kind != nil {
+		switch *w.Kind {
+		case "message":
+		case "receipt":
+			receipt = true
+		default:
+			return Envelope{}, fmt.Errorf("%w: kind must be \"message\" or \"receipt\"", ErrBadEnvelope)
+		}
+	}
+	return Envelope{ID: id, To: *w.To, Body: body, Receipt: receipt}, nil
 }
 
 // ParseID parses an envelope id: a ULID in its canonical 26-character,

@@ -34,11 +34,18 @@ func TestParse(t *testing.T) {
 		{"url-safe", `{"id":"` + id + `","to":"bob","body":"-_8="}`, ErrBadEnvelope},
 		{"trailing bits", `{"id":"` + id + `","to":"bob","body":"eB=="}`, ErrBadEnvelope},
 		{"line break", `{"id":"` + id + `","to":"bob","body":"eA\r\n=="}`, ErrBadEnvelope},
+		{"kind message", `{"id":"` + id + `","to":"bob","body":"eA==","kind":"message"}`, nil},
+		{"kind receipt", `{"id":"` + id + `","to":"bob","body":"eA==","kind":"receipt"}`, nil},
+		{"unknown kind", `{"id":"` + id + `","to":"bob","body":"eA==","kind":"read"}`, ErrBadEnvelope},
+		{"kind not a string", `{"id":"` + id + `","to":"bob","body":"eA==","kind":true}`, ErrBadEnvelope},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse([]byte(tc.in), 0)
+			env, err := Parse([]byte(tc.in), 0)
 			if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
 				t.Fatalf("Parse = %v, want %v", err, tc.want)
+			}
+			if want := tc.name == "kind receipt"; err == nil && env.Receipt != want {
+				t.Fatalf("Receipt = %v, want %v", env.Receipt, want)
 			}
 		})
 	}
@@ -68,6 +75,7 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		`{"id":"` + id + `","to":"bob","body":"eA=="}`,
 		`{"id":"` + id + `","to":"bob","body":"eA==","id":"x"}`,
+		`{"id":"` + id + `","to":"bob","body":"eA==","kind":"receipt"}`,
 		`{"id":"` + id + `","to":"bob","body":"eA=="`,
 		`{"id":["x"],"to":{"a":[[[[]]]]},"body":1}`,
 		`[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]`,

@@ -292,9 +292,13 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 	// own, so that reading (read records, ADR 0015) never holds up a reply
 	// (ADR 0035). acc comes from the session, and usernames have one
 	// spelling, so no one reaches another account through this bucket.
+	// Receipts to others have a third bucket, so that reading a busy chat
+	// never holds up the next message either (ADR 0051).
 	limits := s.limits
 	if env.To == acc.Username {
 		limits = s.selfLimits
+	} else if env.Receipt {
+		limits = s.receiptLimits
 	}
 	res, retry := limits.reserve(acc.ID, now)
 	if res == nil {

@@ -260,6 +260,48 @@ func TestReadingSpendsNoBudgetForOthers(t *testing.T) {
 	refused("alice", time.Duration(math.Ceil(60/float64(selfRate)))*time.Second)
 }
 
+// TestReceiptsSpendNoBudgetForMessages: envelopes marked as receipts take
+// their tokens from a bucket of their own (ADR 0051). A reader who has sent
+// more receipts than the whole message budget still sends the minute's 30
+// messages, the 31st message is refused, and the receipt bucket is bounded
+// too. On the naive version (receipts in the message bucket) the 31st
+// receipt is already refused.
+func TestReceiptsSpendNoBudgetForMessages(t *testing.T) {
+	receiptRate := relay.DefaultConfig().ReceiptRatePerMinute
+	s := newTestServer(t, withRate(30), withReceiptRate(receiptRate))
+	ctx := context.Background()
+	alice := s.register(t, "alice", 2)
+	s.register(t, "bob", 1)
+	receipt := func() (relayclient.Accepted, error) {
+		return alice.device(0).SendReceipt(ctx, s.newID(), "bob", []byte("r"))
+	}
+	for i := 0; i < 40; i++ {
+		if _, err := receipt(); err != nil {
+			t.Fatalf("receipt %d: %v", i+1, err)
+		}
+	}
+	for i := 0; i < 30; i++ {
+		s.send(t, alice.device(i%2), "bob", "reply")
+	}
+	_, err := alice.device(0).Send(ctx, s.newID(), "bob", []byte("x"))
+	wantCode(t, err, "rate_limited")
+	for i := 40; i < receiptRate; i++ {
+		if _, err := receipt(); err != nil {
+			t.Fatalf("receipt %d: %v", i+1, err)
+		}
+	}
+	_, err = receipt()
+	wantCode(t, err, "rate_limited")
+	// A receipt to oneself is an envelope to self: the bucket to self.
+	if _, err := alice.device(0).SendReceipt(ctx, s.newID(), "alice", []byte("r")); err != nil {
+		t.Fatalf("a receipt to self: %v", err)
+	}
+	// The relay stores a receipt like any envelope: one row per device.
+	if n := s.count(t, "SELECT count(*) FROM queue WHERE body = $1", []byte("r")); n != 2*receiptRate+1 {
+		t.Fatalf("%d queue rows of receipts, want %d", n, 2*receiptRate+1)
+	}
+}
+
 func errorsAs(err error, target **relayclient.Error) bool {
 	e, ok := err.(*relayclient.Error)
 	if ok {

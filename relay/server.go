@@ -58,6 +58,10 @@ type Config struct {
 	// accounts, SelfRatePerMinute those it sends to itself (read positions,
 	// notes to self; ADR 0035); each is also its bucket's burst.
 	RatePerMinute, SelfRatePerMinute int
+	// ReceiptRatePerMinute bounds the envelopes marked as receipts that an
+	// account sends to other accounts: a bucket of their own, so that
+	// delivery and read receipts never hold up a message (ADR 0051).
+	ReceiptRatePerMinute int
 
 	// AuthPerMinute bounds logins and registrations per client address,
 	// AuthPerUserPerMinute logins per username. TrustedProxies are the
@@ -110,7 +114,11 @@ func DefaultConfig() Config {
 		// A read record goes out each time a chat is read (ADR 0015): two
 		// a second is more than a person reads, and an envelope to self
 		// reaches only the account's own devices (ADR 0035).
-		SelfRatePerMinute:    120,
+		SelfRatePerMinute: 120,
+		// Receipts are batched by the client (docs/protocol.md, "Rate
+		// limit"): 120 a minute is more than a person reading at any pace
+		// on a few devices sends.
+		ReceiptRatePerMinute: 120,
 		AuthPerMinute:        20,
 		AuthPerUserPerMinute: 10,
 		// Often enough for a client to tell a silent link from a dead one
@@ -153,13 +161,14 @@ type Server struct {
 	origins map[string]bool
 	secure  bool // cookies get the Secure attribute
 
-	accounts   *devices.Store
-	hub        *hub.Hub
-	metrics    *metrics
-	limits     *buckets[int64]  // envelopes per account to other accounts
-	selfLimits *buckets[int64]  // envelopes per account to itself (ADR 0035)
-	authLimits *buckets[string] // logins and registrations per client address
-	userLimits *buckets[string] // logins per username
+	accounts      *devices.Store
+	hub           *hub.Hub
+	metrics       *metrics
+	limits        *buckets[int64]  // envelopes per account to other accounts
+	selfLimits    *buckets[int64]  // envelopes per account to itself (ADR 0035)
+	receiptLimits *buckets[int64]  // receipts per account to others (ADR 0051)
+	authLimits    *buckets[string] // logins and registrations per client address
+	userLimits    *buckets[string] // logins per username
 	// recoveryLimits are fetches of the recovery blob per account
 	// (docs/protocol.md, "GET /api/recovery").
 	recoveryLimits *buckets[int64]
@@ -200,6 +209,7 @@ func New(cfg Config) (*Server, error) {
 	d := DefaultConfig()
 	orDefault(&cfg.RatePerMinute, d.RatePerMinute)
 	orDefault(&cfg.SelfRatePerMinute, d.SelfRatePerMinute)
+	orDefault(&cfg.ReceiptRatePerMinute, d.ReceiptRatePerMinute)
 	orDefault(&cfg.AuthPerMinute, d.AuthPerMinute)
 	orDefault(&cfg.AuthPerUserPerMinute, d.AuthPerUserPerMinute)
 	orDefault(&cfg.PingInterval, d.PingInterval)
@@ -243,12 +253,13 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		pool: cfg.Pool, log: cfg.Logger, now: cfg.Now, cfg: cfg,
 		origins: origins, secure: base.Scheme == "https",
-		accounts:   store,
-		hub:        hub.New(hub.Config{Pool: cfg.Pool, Logger: cfg.Logger, States: store, Notify: !cfg.DisableNotify, CatchUp: cfg.CatchUp}),
-		limits:     newBuckets[int64](cfg.RatePerMinute),
-		selfLimits: newBuckets[int64](cfg.SelfRatePerMinute),
-		authLimits: newBuckets[string](cfg.AuthPerMinute),
-		userLimits: newBuckets[string](cfg.AuthPerUserPerMinute),
+		accounts:      store,
+		hub:           hub.New(hub.Config{Pool: cfg.Pool, Logger: cfg.Logger, States: store, Notify: !cfg.DisableNotify, CatchUp: cfg.CatchUp}),
+		limits:        newBuckets[int64](cfg.RatePerMinute),
+		selfLimits:    newBuckets[int64](cfg.SelfRatePerMinute),
+		receiptLimits: newBuckets[int64](cfg.ReceiptRatePerMinute),
+		authLimits:    newBuckets[string](cfg.AuthPerMinute),
+		userLimits:    newBuckets[string](cfg.AuthPerUserPerMinute),
 		// Ten an hour is plenty for a person restoring a browser or two;
 		// the blob is useless without the recovery key, and the budget
 		// bounds what a stolen session carries away in a burst.
@@ -483,6 +494,7 @@ func (s *Server) housekeeping(ctx context.Context) {
 	}
 	s.limits.sweep(s.now())
 	s.selfLimits.sweep(s.now())
+	s.receiptLimits.sweep(s.now())
 	s.authLimits.sweep(s.now())
 	s.userLimits.sweep(s.now())
 	s.recoveryLimits.sweep(s.now())

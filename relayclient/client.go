@@ -277,6 +277,17 @@ func (c *Client) Send(ctx context.Context, id, to string, body []byte) (Accepted
 	return a, err
 }
 
+// SendReceipt posts an envelope marked as a receipt ("kind": "receipt"):
+// the relay takes its rate-limit token from the bucket for receipts, not
+// from the one for messages (docs/protocol.md, "Rate limit").
+func (c *Client) SendReceipt(ctx context.Context, id, to string, body []byte) (Accepted, error) {
+	var a Accepted
+	err := c.Do(ctx, http.MethodPost, "/api/messages", map[string]string{
+		"id": id, "to": to, "body": base64.StdEncoding.EncodeToString(body), "kind": "receipt",
+	}, &a)
+	return a, err
+}
+
 // Ack deletes c.Device's queued envelopes up to and including seq upTo.
 func (c *Client) Ack(ctx context.Context, upTo int64) error {
 	return c.Do(ctx, http.MethodPost, "/api/ack", map[string]int64{"upTo": upTo}, nil)

@@ -20,6 +20,8 @@
 //              accepted by the relay, the newest position of each chat
 
 import { ulidTime } from './ulid.js';
+import { after } from './order.js';
+import * as records from './records.js';
 
 const NAME = 'relay';
 const VERSION = 1;
@@ -89,9 +91,7 @@ function newChat(username) {
 
 // after reports whether a comes after b in a chat's order: by the order key
 // sort (the relay's ts), ties by id.
-export function after(a, b) {
-  return a.sort !== b.sort ? a.sort > b.sort : a.id > b.id;
-}
+export { after };
 
 // readPosition is the chat's read position {sort, id, v}: everything up to
 // and including the order key {sort, id} is read. v counts the times it
