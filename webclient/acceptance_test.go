@@ -101,7 +101,7 @@ func TestNoPlaintextAtRest(t *testing.T) {
 
 	bob.do(chromedp.Navigate(r.URL + "/#/chat/alice"))
 	bob.waitMessage("short " + mark)
-	bob.waitFor("the long message", `[...document.querySelectorAll('#messages .msg')].some(e => e.firstChild.textContent === `+js(long)+`)`)
+	bob.waitFor("the long message", `[...document.querySelectorAll('#messages .msg')].some(e => e.querySelector('.text').textContent === `+js(long)+`)`)
 	waitQueueEmpty(t, r)
 	if hits := auditHits(t, conn, dir, mark); len(hits) != 0 {
 		t.Fatalf("plaintext on disk after ACK: %+v", hits)
@@ -173,7 +173,7 @@ func TestSeedScenario(t *testing.T) {
 		for _, tb := range everyone {
 			tb.waitMessage(text)
 		}
-		n := eval[int](from, `[...document.querySelectorAll('#messages .msg')].filter(e => e.firstChild.textContent === `+js(text)+`).length`)
+		n := eval[int](from, `[...document.querySelectorAll('#messages .msg')].filter(e => e.querySelector('.text').textContent === `+js(text)+`).length`)
 		if n != 1 {
 			t.Fatalf("the sending device shows %q %d times", text, n)
 		}

@@ -67,11 +67,11 @@ func TestLinkSecondDevice(t *testing.T) {
 	phone.send("sent from the phone")
 	bobTab.waitMessage("sent from the phone")
 	laptop.waitMessage("sent from the phone")
-	if got := eval[string](laptop, `[...document.querySelectorAll('#messages .msg')].find(e => e.firstChild.textContent === 'sent from the phone').className`); got != "msg out" {
+	if got := eval[string](laptop, `[...document.querySelectorAll('#messages .msg')].find(e => e.querySelector('.text').textContent === 'sent from the phone').className`); got != "msg out" {
 		t.Fatalf("the laptop shows the phone's message as %q, want it as its own (out)", got)
 	}
 	// Never echoed back to the sending device: the phone shows it once.
-	if n := eval[int](phone, `[...document.querySelectorAll('#messages .msg')].filter(e => e.firstChild.textContent === 'sent from the phone').length`); n != 1 {
+	if n := eval[int](phone, `[...document.querySelectorAll('#messages .msg')].filter(e => e.querySelector('.text').textContent === 'sent from the phone').length`); n != 1 {
 		t.Fatalf("the phone shows its message %d times", n)
 	}
 	waitQueueEmpty(t, r)

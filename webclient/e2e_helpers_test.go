@@ -233,12 +233,12 @@ func (tb *tab) send(text string) {
 // messages returns the texts shown in the open chat, in order.
 func (tb *tab) messages() []string {
 	tb.t.Helper()
-	return eval[[]string](tb, `[...document.querySelectorAll('#messages .msg')].map(e => e.firstChild.textContent)`)
+	return eval[[]string](tb, `[...document.querySelectorAll('#messages .msg')].map(e => e.querySelector('.text').textContent)`)
 }
 
 func (tb *tab) waitMessage(text string) {
 	tb.t.Helper()
-	tb.waitFor("message "+js(text), `[...document.querySelectorAll('#messages .msg')].some(e => e.firstChild.textContent === `+js(text)+`)`)
+	tb.waitFor("message "+js(text), `[...document.querySelectorAll('#messages .msg')].some(e => e.querySelector('.text').textContent === `+js(text)+`)`)
 }
 
 // screenshot saves the page as a PNG artefact in $RELAY_ARTIFACTS (default
@@ -276,7 +276,7 @@ func (tb *tab) deviceID() string {
 
 func (tb *tab) hasMessage(text string) bool {
 	tb.t.Helper()
-	return eval[bool](tb, `[...document.querySelectorAll('#messages .msg')].some(e => e.firstChild.textContent === `+js(text)+`)`)
+	return eval[bool](tb, `[...document.querySelectorAll('#messages .msg')].some(e => e.querySelector('.text').textContent === `+js(text)+`)`)
 }
 
 // waitQueueEmpty waits until every device has ACKed everything.

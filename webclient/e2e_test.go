@@ -65,7 +65,7 @@ func TestNewMessagesDivider(t *testing.T) {
 	bob.waitFor("two unread", `(() => { const i = document.querySelector('.chat-item[data-user="alice"] .unread'); return i && i.textContent === '2'; })()`)
 	bob.openChat("alice")
 	bob.waitMessage("third, unread")
-	order := eval[[]string](bob, `[...document.querySelectorAll('#messages > li')].map(e => e.classList.contains('new-divider') ? 'DIVIDER' : e.classList.contains('day-sep') ? 'DAY' : e.firstChild.textContent)`)
+	order := eval[[]string](bob, `[...document.querySelectorAll('#messages > li')].map(e => e.classList.contains('new-divider') ? 'DIVIDER' : e.classList.contains('day-sep') ? 'DAY' : e.querySelector('.text').textContent)`)
 	want := []string{"DAY", "first, read", "DIVIDER", "second, unread", "third, unread"}
 	if strings.Join(order, "|") != strings.Join(want, "|") {
 		t.Fatalf("bob's chat reads %q, want %q", order, want)
@@ -97,7 +97,7 @@ func TestPendingSurvivesReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	alice.send("during the outage")
-	pendingWithReason := `(() => { const m = [...document.querySelectorAll('#messages .msg')].pop(); return m && m.firstChild.textContent === 'during the outage' && m.dataset.status === 'pending' && m.textContent.includes('cannot be reached'); })()`
+	pendingWithReason := `(() => { const m = [...document.querySelectorAll('#messages .msg')].pop(); return m && m.querySelector('.text').textContent === 'during the outage' && m.dataset.status === 'pending' && m.textContent.includes('cannot be reached'); })()`
 	alice.waitFor("the pending message to say why", pendingWithReason)
 	alice.do(chromedp.Reload())
 	alice.waitFor("the pending message after the reload", pendingWithReason)

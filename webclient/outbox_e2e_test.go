@@ -109,7 +109,7 @@ func TestOneOrderWithASlowClock(t *testing.T) {
 const failedWatchJS = `(() => {
   window.__failedSeen = [];
   new MutationObserver(() => {
-    for (const e of document.querySelectorAll('#messages .msg.failed')) window.__failedSeen.push(e.firstChild.textContent);
+    for (const e of document.querySelectorAll('#messages .msg.failed')) window.__failedSeen.push(e.querySelector('.text').textContent);
   }).observe(document.body, { subtree: true, childList: true, attributes: true });
   return true;
 })()`

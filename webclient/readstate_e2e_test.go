@@ -42,7 +42,7 @@ func unreadIs(peer string, n int) string {
 // chatOrder is the open chat as shown: texts, DIVIDER and DAY.
 func chatOrder(tb *tab) string {
 	tb.t.Helper()
-	return strings.Join(eval[[]string](tb, `[...document.querySelectorAll('#messages > li')].map(e => e.classList.contains('new-divider') ? 'DIVIDER' : e.classList.contains('day-sep') ? 'DAY' : e.firstChild.textContent)`), "|")
+	return strings.Join(eval[[]string](tb, `[...document.querySelectorAll('#messages > li')].map(e => e.classList.contains('new-divider') ? 'DIVIDER' : e.classList.contains('day-sep') ? 'DAY' : e.querySelector('.text').textContent)`), "|")
 }
 
 // fitsWidths shows the page at a phone's and a desktop's width: no
@@ -175,10 +175,13 @@ func TestMarkAsUnreadReachesOtherDevices(t *testing.T) {
 	laptop.waitMessage("second")
 	phone.waitFor("both read on the phone", unreadIs("bob", 0))
 
-	second := `[...document.querySelectorAll('#messages .msg')].find(e => e.firstChild.textContent === 'second')`
+	second := `[...document.querySelectorAll('#messages .msg')].find(e => e.querySelector('.text').textContent === 'second')`
+	// From the keyboard: open the message's actions, then Mark as unread.
+	laptop.waitFor("the actions of the second message", second+`.querySelector('button.msg-actions')`)
+	eval[chromedp.Void](laptop, second+`.querySelector('button.msg-actions').focus()`)
+	laptop.do(chromedp.KeyEvent(kb.Enter))
 	laptop.waitFor("a Mark as unread action on the second message", second+`.querySelector('button.mark-unread')`)
 	fitsWidths(laptop, "mark-unread")
-	// From the keyboard: focus the action, press Enter.
 	eval[chromedp.Void](laptop, second+`.querySelector('button.mark-unread').focus()`)
 	laptop.do(chromedp.KeyEvent(kb.Enter))
 	laptop.waitFor("one unread on the laptop", unreadIs("bob", 1))

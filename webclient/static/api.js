@@ -60,6 +60,9 @@ export const updateDevice = (id, fields) => call('PATCH', '/api/devices/' + enco
 export const replaceAccountKey = (publicKey, revoke, password) => call('PUT', '/api/account/key', { publicKey, revoke, password });
 export const revoke = (id) => call('DELETE', '/api/devices/' + encodeURIComponent(id));
 export const send = (id, to, body) => call('POST', '/api/messages', { id, to, body });
+// sendReceipt posts a receipt: the relay counts it in a rate-limit bucket
+// of its own (docs/protocol.md, "Rate limit").
+export const sendReceipt = (id, to, body) => call('POST', '/api/messages', { id, to, body, kind: 'receipt' });
 export const ack = (upTo) => call('POST', '/api/ack', { upTo });
 export const putRecovery = (blob) => call('PUT', '/api/recovery', { blob });
 export const getRecovery = () => call('GET', '/api/recovery');

@@ -6,6 +6,7 @@
 import * as store from './store.js';
 import * as sync from './sync.js';
 import * as api from './api.js';
+import { reactionsOf } from './records.js';
 
 const view = document.getElementById('view');
 const nav = document.getElementById('nav');
@@ -306,6 +307,7 @@ async function chatsScreen() {
 // bodyText is what a bubble says. A message waiting to decrypt says what
 // it waits for; it opens by itself, so it offers nothing to press.
 function bodyText(m) {
+  if (m.unknown) return 'This message needs a newer version of the app. Update the app to read it.';
   if (m.waiting) return `Waiting to decrypt… This message will appear when ${m.chat}'s key can be fetched from the relay.`;
   if (m.undecryptable) return 'Could not decrypt this message.';
   return m.text;
@@ -336,13 +338,70 @@ function tick() {
   }
 }
 
-function messageNode(m) {
-  const cls = ['msg', m.dir, m.status === 'failed' ? 'failed' : '', m.undecryptable ? 'undecryptable' : '', m.waiting ? 'waiting' : ''].filter(Boolean).join(' ');
+// REACTIONS are the emoji a message menu offers.
+const REACTIONS = ['👍', '❤️', '😂', '😮', '😢', '🙏'];
+
+// shownMessages turns the stored messages of a chat and the records of its
+// outbox into what the bubbles show: an edit, a deletion or a reaction
+// waiting for the relay shows at once, marked as not sent yet, and a
+// failed one says so with Retry (docs/storage.md, "Records").
+function shownMessages(msgs, outRecs, me) {
+  const byId = new Map(msgs.map((m) => [m.id, { ...m, pending: [] }]));
+  for (const r of outRecs) {
+    const t = byId.get(r.rec.target);
+    if (!t || t.deleted) continue;
+    t.pending.push(r);
+    if (r.kind === 'edit') t.text = r.rec.text;
+    if (r.kind === 'delete') t.deleted = { pending: true };
+    if (r.kind === 'reaction') {
+      const by = { ...((t.reactions || {})[r.rec.emoji] || {}) };
+      by[me] = { on: r.rec.on };
+      t.reactions = { ...(t.reactions || {}), [r.rec.emoji]: by };
+    }
+  }
+  return { list: msgs.filter((m) => !m.hidden).map((m) => byId.get(m.id)), byId };
+}
+
+// quoteOf is what the quote of a reply says of the message it names.
+function quoteOf(id, byId) {
+  const q = byId.get(id);
+  if (!q || q.hidden) return { gone: true, text: 'The quoted message is not on this device.' };
+  if (q.deleted) return { gone: true, text: 'The quoted message was deleted.' };
+  if (q.waiting || q.undecryptable || q.unknown) return { gone: true, text: 'The quoted message cannot be shown.' };
+  return { who: q.dir === 'out' ? 'You' : q.from, text: q.text.length > 90 ? q.text.slice(0, 90) + '…' : q.text };
+}
+
+// tickOf is the state an outgoing message shows: sending, sent (the relay
+// took it), delivered (a device of the other person stored it), read (they
+// saw it; only when this device shows read receipts).
+function tickOf(m, showRead) {
+  if (m.status === 'pending') return m.error && m.error.code === 'rate_limited' && m.error.until ? 'waiting' : 'sending…';
+  if (m.status === 'failed') return 'not sent';
+  if (m.status !== 'sent') return '';
+  if (m.chat === m.from) return 'sent';
+  if (m.tick === 'read') return showRead ? 'read' : 'delivered';
+  return m.tick === 'delivered' ? 'delivered' : 'sent';
+}
+
+const tickMarks = { sent: '✓ ', delivered: '✓✓ ', read: '✓✓ ' };
+
+function messageNode(m, ctx) {
+  const cls = ['msg', m.dir, m.status === 'failed' ? 'failed' : '', m.undecryptable ? 'undecryptable' : '', m.waiting ? 'waiting' : '', m.deleted ? 'deleted' : '', m.unknown ? 'unknown' : ''].filter(Boolean).join(' ');
   const waiting = m.status === 'pending' && m.error && m.error.code === 'rate_limited' && m.error.until;
-  const status = m.dir === 'out' ? ({ pending: waiting ? 'waiting' : 'sending…', sent: 'sent', failed: 'not sent' }[m.status] || '') : '';
-  const node = el('li', { class: cls, 'data-id': m.id, 'data-status': m.status },
-    bodyText(m),
-    el('span', { class: 'meta' }, fmtTime(m.ts), status ? ' · ' : '', status ? el('span', { class: 'status' }, status) : null));
+  const tick = m.dir === 'out' ? tickOf(m, ctx.showRead) : '';
+  const node = el('li', { class: cls, 'data-id': m.id, 'data-status': m.status, 'data-tick': tick || null, tabindex: '-1' });
+  if (m.replyTo && !m.deleted) {
+    const q = quoteOf(m.replyTo, ctx.byId);
+    node.append(q.gone
+      ? el('span', { class: 'quote gone' }, q.text)
+      : el('button', { type: 'button', class: 'quote', 'data-target': m.replyTo, 'aria-label': `Quoted message from ${q.who}: ${q.text}. Show it`, onclick: () => showQuoted(m.replyTo) },
+        el('span', { class: 'quote-who' }, q.who), ' ', el('span', { class: 'quote-text' }, q.text)));
+  }
+  node.append(el('span', { class: 'text' }, m.deleted ? 'This message was deleted' : bodyText(m)));
+  const edited = !m.deleted && (m.edited || m.pending.some((r) => r.kind === 'edit'));
+  node.append(el('span', { class: 'meta' }, fmtTime(m.ts),
+    edited ? el('span', { class: 'edited' }, ' · edited') : null,
+    tick ? ' · ' : '', tick ? el('span', { class: 'status', 'aria-label': tick }, (tickMarks[tick] || '') + tick) : null));
   if (waiting) {
     // role=timer: read on request, not announced every second.
     node.append(el('span', { class: 'wait', role: 'timer', 'data-until': m.error.until }, waitText(m.error.until)));
@@ -353,30 +412,150 @@ function messageNode(m) {
     // A revoked device cannot send: a Retry could never work.
     if (m.status === 'failed' && !revoked()) node.append(' ', el('button', { type: 'button', class: 'retry', onclick: () => sync.retry(m.id) }, 'Retry'));
   }
-  if (m.dir === 'in' && !m.waiting) {
-    node.append(el('button', {
-      type: 'button', class: 'mark-unread', 'aria-label': 'Mark as unread from this message',
-      onclick: () => markUnreadFrom(m),
-    }, 'Mark as unread'));
+  for (const r of m.pending) {
+    const what = { edit: 'edit', delete: 'deletion', reaction: 'reaction' }[r.kind];
+    if (r.status === 'failed') {
+      node.append(el('span', { class: 'error record-error', role: 'alert' }, `Your ${what} was not sent: ${r.error ? r.error.text : 'the relay refused it'}.`),
+        revoked() ? '' : el('button', { type: 'button', class: 'retry', onclick: () => sync.retry(r.id) }, 'Retry'),
+        ' ', el('button', { type: 'button', class: 'discard', onclick: () => sync.discard(r.id) }, 'Discard'));
+    } else if (r.error && r.error.code === 'network') {
+      node.append(el('span', { class: 'muted record-wait' }, `Your ${what} is not sent yet: the relay cannot be reached. It will be retried.`));
+    }
   }
+  const reactions = m.deleted ? [] : reactionsOf(m);
+  if (reactions.length) {
+    node.append(el('span', { class: 'reactions' }, ...reactions.map((r) => {
+      const mine = r.by.includes(ctx.me);
+      const names = r.by.map((u) => (u === ctx.me ? 'you' : u)).join(', ');
+      return el('button', {
+        type: 'button', class: 'reaction', 'aria-pressed': String(mine), 'data-emoji': r.emoji, title: names,
+        'aria-label': `${r.emoji} ${r.by.length}, from ${names}. ${mine ? 'Remove yours' : 'Add yours'}`,
+        onclick: () => reactTo(m, r.emoji, !mine, ctx),
+      }, r.emoji, ' ', el('span', { class: 'count' }, String(r.by.length)));
+    })));
+  }
+  if (!m.waiting && !(m.dir === 'out' && m.status === 'pending')) node.append(menuButton(m, ctx));
   return node;
+}
+
+async function reactTo(m, emoji, on, ctx) {
+  try {
+    await sync.react(m.chat, m.id, emoji, on);
+  } catch (ex) {
+    chatNotice(ex.message);
+  }
+  if (ctx.focusAfter) ctx.focusAfter();
+}
+
+// chatNotice says in the chat why an action could not be done.
+function chatNotice(text) {
+  const slot = document.getElementById('chat-error');
+  if (slot) slot.textContent = text;
+}
+
+// showQuoted scrolls to the message a reply quotes and marks it a moment.
+function showQuoted(id) {
+  const n = chatDom && chatDom.list.querySelector(`.msg[data-id="${id}"]`);
+  if (!n) return;
+  n.scrollIntoView({ block: 'center' });
+  n.classList.add('highlight');
+  n.focus({ preventScroll: true });
+  setTimeout(() => n.classList.remove('highlight'), 2000);
+}
+
+// menuButton is the "Message actions" button of a bubble, with its menu:
+// react, reply, edit, delete, mark as unread. Esc closes it.
+function menuButton(m, ctx) {
+  const wrap = el('span', { class: 'msg-menu' });
+  const btn = el('button', { type: 'button', class: 'msg-actions', 'aria-haspopup': 'true', 'aria-expanded': 'false', 'aria-label': 'Message actions' }, '⋯');
+  let menu = null;
+  const close = (focus = true) => {
+    if (!menu) return;
+    menu.remove();
+    menu = null;
+    btn.setAttribute('aria-expanded', 'false');
+    document.removeEventListener('pointerdown', outside, true);
+    if (focus) btn.focus();
+  };
+  const outside = (e) => {
+    if (!wrap.contains(e.target)) close(false);
+  };
+  const item = (label, cls, fn) => el('button', { type: 'button', class: 'menu-item ' + cls, onclick: () => { close(false); fn(); } }, label);
+  btn.addEventListener('click', () => {
+    if (menu) return close();
+    const own = m.from === ctx.me && m.dir === 'out';
+    const live = !m.deleted && !m.unknown && !m.undecryptable;
+    const items = [];
+    if (live) {
+      items.push(el('span', { class: 'react-row', role: 'group', 'aria-label': 'React' }, ...REACTIONS.map((e) => {
+        const mine = !!(((m.reactions || {})[e] || {})[ctx.me] || {}).on;
+        return el('button', { type: 'button', class: 'react-pick', 'aria-label': `React with ${e}`, 'aria-pressed': String(mine), onclick: () => { close(false); reactTo(m, e, !mine, ctx); } }, e);
+      })));
+      items.push(item('Reply', 'reply-btn', () => ctx.reply(m)));
+      if (own && m.status === 'sent') {
+        items.push(item('Edit', 'edit-btn', () => ctx.edit(m)));
+        items.push(item('Delete for everyone', 'delete-all-btn', () => deleteEveryone(m)));
+      }
+    }
+    items.push(item('Delete for me', 'delete-me-btn', () => deleteMine(m)));
+    if (m.dir === 'in' && !m.waiting) items.push(item('Mark as unread', 'mark-unread', () => markUnreadFrom(m)));
+    menu = el('span', { class: 'menu', role: 'group', 'aria-label': 'Message actions' }, ...items);
+    menu.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') {
+        e.stopPropagation();
+        close();
+      }
+    });
+    wrap.append(menu);
+    btn.setAttribute('aria-expanded', 'true');
+    document.addEventListener('pointerdown', outside, true);
+    menu.querySelector('button').focus();
+  });
+  wrap.append(btn);
+  return wrap;
+}
+
+async function deleteEveryone(m) {
+  const ok = await ask({
+    id: 'delete-dialog', title: 'Delete for everyone?',
+    body: [el('p', {}, `The message is deleted on your devices and on ${m.chat}'s: "This message was deleted" stays in its place.`)],
+    actions: [{ id: 'delete-confirm', value: 'delete', class: 'danger', label: 'Delete for everyone' }],
+  });
+  if (!ok) return;
+  try {
+    await sync.deleteForEveryone(m.chat, m.id);
+  } catch (ex) {
+    chatNotice(ex.message);
+  }
+}
+
+async function deleteMine(m) {
+  const ok = await ask({
+    id: 'delete-dialog', title: 'Delete for me?',
+    body: [el('p', {}, `The message goes from this browser only. Your other devices and ${m.chat === sync.me() ? 'your notes' : m.chat} keep it.`)],
+    actions: [{ id: 'delete-confirm', value: 'delete', class: 'danger', label: 'Delete for me' }],
+  });
+  if (ok) await sync.deleteForMe(m.id);
 }
 
 // chatRows returns the rows of a chat in the chat's order, each with a key
 // and a signature of what it shows.
-function chatRows(msgs) {
+function chatRows(shown, ctx) {
   const rows = [];
   let day = '';
-  for (const m of msgs) {
+  for (const m of shown) {
     const d = fmtDay(m.ts);
     if (d !== day) {
       day = d;
       rows.push({ key: 'day:' + d, sig: '', make: () => el('li', { class: 'day-sep', role: 'separator' }, d) });
     }
     if (m.id === newDividerAt) rows.push({ key: 'new', sig: '', make: () => el('li', { class: 'new-divider', role: 'separator' }, 'New messages') });
-    rows.push({ key: 'msg:' + m.id, sig: JSON.stringify([m.text, m.ts, m.status, m.error, m.undecryptable, m.waiting, m.status === 'failed' && revoked()]), make: () => messageNode(m) });
+    const quote = m.replyTo ? quoteOf(m.replyTo, ctx.byId) : null;
+    const sig = JSON.stringify([m.text, m.ts, m.status, m.error, m.undecryptable, m.waiting, m.status === 'failed' && revoked(), m.deleted, m.edited, m.reactions, m.tick, ctx.showRead, quote,
+      m.pending.map((r) => [r.id, r.status, r.error])]);
+    rows.push({ key: 'msg:' + m.id, sig, make: () => messageNode(m, ctx) });
   }
-  if (!msgs.length) rows.push({ key: 'empty', sig: '', make: () => el('li', { class: 'muted' }, 'No messages yet.') });
+  if (!shown.length) rows.push({ key: 'empty', sig: '', make: () => el('li', { class: 'muted' }, 'No messages yet.') });
   return rows;
 }
 
@@ -439,6 +618,39 @@ function renderComposer() {
   chatDom.note.textContent = off ? 'This browser was removed from your account, so it can no longer send or receive messages. To use it again, log out, then log in: it is added as a new device.' : '';
 }
 
+// lastOwnOf is the last message this account sent that can be edited.
+function lastOwnOf(shown, me) {
+  const own = shown.filter((m) => m.dir === 'out' && m.from === me && m.status === 'sent' && !m.deleted && typeof m.text === 'string');
+  return own.length ? own[own.length - 1] : null;
+}
+
+// composeMode puts the composer in reply or edit mode ({kind, m}) or back
+// (null), with the bar above it that says so and cancels.
+function composeMode(mode) {
+  if (!chatDom) return;
+  chatDom.mode = mode;
+  const bar = chatDom.modeBar;
+  if (!mode) {
+    bar.hidden = true;
+    bar.replaceChildren();
+    return;
+  }
+  const cancel = el('button', {
+    type: 'button', class: 'mode-cancel', 'aria-label': mode.kind === 'edit' ? 'Cancel editing' : 'Cancel the reply',
+    onclick: () => {
+      if (mode.kind === 'edit') chatDom.text.value = '';
+      composeMode(null);
+      chatDom.text.focus();
+    },
+  }, '✕');
+  const snippet = mode.m.text.length > 90 ? mode.m.text.slice(0, 90) + '…' : mode.m.text;
+  bar.replaceChildren(el('span', { class: 'mode-text' },
+    el('strong', {}, mode.kind === 'edit' ? 'Editing your message' : `Replying to ${mode.m.dir === 'out' ? 'yourself' : mode.m.from}`), ' ', el('span', { class: 'muted' }, snippet)), cancel);
+  bar.hidden = false;
+  if (mode.kind === 'edit') chatDom.text.value = mode.m.text;
+  chatDom.text.focus();
+}
+
 async function chatScreen(username, opening) {
   const gen = ++renderGen;
   const ch = await store.getChat(username);
@@ -452,7 +664,12 @@ async function chatScreen(username, opening) {
     }
   }
   const msgs = await store.getMessages(username);
-  const rows = chatRows(msgs);
+  const outRecs = await store.outgoingRecords(username);
+  const showRead = await sync.readReceipts();
+  const me = sync.me();
+  const { list: shownList, byId } = shownMessages(msgs, outRecs, me);
+  const ctx = { me, byId, showRead, reply: (m) => composeMode({ kind: 'reply', m }), edit: (m) => composeMode({ kind: 'edit', m }) };
+  const rows = chatRows(shownList, ctx);
   const warning = ch && ch.keyChanged ? el('div', { class: 'warning', id: 'key-warning', role: 'alert' },
     `${username}'s key has changed. This happens when they create a new account key — or when someone is in the middle. Compare the safety code with ${username} in person or on a call before you trust new messages.`, ' ',
     el('button', { type: 'button', onclick: () => sync.acceptKey(username) }, 'I compared the code')) : '';
@@ -461,6 +678,7 @@ async function chatScreen(username, opening) {
     if (gen !== renderGen) return;
     const atBottom = chatDom.list.scrollHeight - chatDom.list.scrollTop - chatDom.list.clientHeight < 40;
     placeRows(chatDom.list, rows);
+    chatDom.lastOwn = lastOwnOf(shownList, me);
     chatDom.warning.replaceChildren(warning);
     if (atBottom) chatDom.list.scrollTop = chatDom.list.scrollHeight;
     renderComposer();
@@ -470,20 +688,48 @@ async function chatScreen(username, opening) {
   const list = el('ol', { class: 'messages plain', id: 'messages', 'aria-label': 'Messages', 'aria-live': 'polite' });
   placeRows(list, rows);
   const warningSlot = el('div', {}, warning);
-  const text = el('textarea', { id: 'composer', 'aria-label': `Message to ${username}`, placeholder: 'Write a message — Enter sends, Shift+Enter for a new line', rows: 2, maxlength: 16000 });
+  const text = el('textarea', { id: 'composer', 'aria-label': `Message to ${username}`, placeholder: 'Write a message — Enter sends, Shift+Enter for a new line, ↑ edits your last', rows: 2, maxlength: 16000 });
   const sendIt = async () => {
     const t = text.value.trim();
-    if (!t || revoked()) return;
+    if (revoked()) return;
+    const mode = chatDom && chatDom.mode;
+    if (mode && mode.kind === 'edit') {
+      composeMode(null);
+      text.value = '';
+      if (t && t !== mode.m.text) {
+        try {
+          await sync.editMessage(username, mode.m.id, t);
+        } catch (ex) {
+          chatNotice(ex.message);
+        }
+      }
+      text.focus();
+      return;
+    }
+    if (!t) return;
     text.value = '';
-    await sync.sendText(username, t);
+    composeMode(null);
+    await sync.sendText(username, t, mode && mode.kind === 'reply' ? mode.m.id : null);
     text.focus();
   };
   text.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       sendIt();
+    } else if (e.key === 'Escape' && chatDom && chatDom.mode) {
+      e.preventDefault();
+      if (chatDom.mode.kind === 'edit') text.value = '';
+      composeMode(null);
+    } else if (e.key === 'ArrowUp' && !text.value && !e.isComposing) {
+      // Up in an empty composer edits the last message this account sent.
+      const last = chatDom && chatDom.lastOwn;
+      if (last) {
+        e.preventDefault();
+        composeMode({ kind: 'edit', m: last });
+      }
     }
   });
+  const modeBar = el('div', { id: 'compose-mode', class: 'compose-mode', hidden: true });
   const sendBtn = el('button', { type: 'button', id: 'send-btn', class: 'primary', onclick: sendIt }, 'Send');
   const note = el('p', { id: 'composer-note', class: 'warning', role: 'status', hidden: true });
   text.setAttribute('aria-describedby', 'composer-note');
@@ -501,10 +747,10 @@ async function chatScreen(username, opening) {
       el('h2', { id: 'chat-title' }, username === sync.me() ? 'Notes to self' : username),
       safetyBtn),
     el('p', { class: 'muted' }, 'Compare the safety code with ', username, ' out of band: if both of you see the same digits, nobody is in the middle.'),
-    safety, warningSlot, el('p', { id: 'chat-error', class: 'error', role: 'alert' }), list, note,
+    safety, warningSlot, el('p', { id: 'chat-error', class: 'error', role: 'alert' }), list, note, modeBar,
     el('div', { class: 'composer' }, text, sendBtn)));
   if (!shown) return;
-  chatDom = { username, list, warning: warningSlot, text, sendBtn, note };
+  chatDom = { username, list, warning: warningSlot, text, sendBtn, note, modeBar, mode: null, lastOwn: lastOwnOf(shownList, me) };
   renderComposer();
   list.scrollTop = list.scrollHeight;
   text.focus();
@@ -637,7 +883,20 @@ async function settingsScreen() {
     el('p', { class: 'muted' }, 'The recovery key lets you use this account in a new browser when no other device is left. The relay keeps your account key locked under it and never sees the key itself.'),
     statusText,
     status.set ? el('p', { class: 'muted' }, 'A new key replaces the old one: the old key stops working at once.') : null,
-    el('p', {}, create), slot));
+    el('p', {}, create), slot), await receiptsSection());
+}
+
+// receiptsSection is the read receipts setting of this device: on by
+// default; off, this device neither sends read receipts nor shows those
+// of others, as in Signal.
+async function receiptsSection() {
+  const box = el('input', { type: 'checkbox', id: 'read-receipts', 'aria-describedby': 'read-receipts-hint' });
+  box.checked = await sync.readReceipts();
+  box.addEventListener('change', () => sync.setReadReceipts(box.checked));
+  return el('section', { class: 'card', id: 'privacy' },
+    el('h3', {}, 'Read receipts'),
+    el('p', { class: 'check' }, box, ' ', el('label', { for: 'read-receipts', class: 'inline' }, 'Send and show read receipts')),
+    el('p', { id: 'read-receipts-hint', class: 'muted' }, 'When this is off, people you write to do not see when you read their messages, and you do not see when they read yours. Delivery ticks stay. This setting is kept on this device.'));
 }
 
 // recoveryKeyCard shows a new recovery key once, with Copy and Download,

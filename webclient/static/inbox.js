@@ -14,7 +14,8 @@ import * as account from './account.js';
 import { isOwner, notify, onRemote, post, subscribe } from './election.js';
 import { flushOutbox } from './outbox.js';
 import { refreshKey } from './contacts.js';
-import { parseRecord } from './readstate.js';
+import { parseRecord } from './records.js';
+import { flushReceipts } from './receipts.js';
 
 // A stream that has said nothing (not even a ping) for this long is dead.
 const SILENCE_LIMIT = 50 * 1000;
@@ -270,13 +271,66 @@ async function decrypt(env) {
     const flag = opened.waiting ? { waiting: true } : { undecryptable: true };
     return { kind: 'message', msg: { ...base, text: null, body: env.body, ...flag } };
   }
-  const record = opened.record;
   base.pub = opened.pub;
-  if (record.type === 'text' && typeof record.text === 'string') {
-    return { kind: 'message', msg: { ...base, text: record.text } };
+  return interpret(opened.record, base, self);
+}
+
+// interpret turns a decrypted record into what the store writes: a
+// message; a record to apply to the message it names; a read position; a
+// row that keeps a record of a type this client does not know, read again
+// by a newer one; or a record that does not parse, counted and dropped
+// (docs/crypto.md, "Records").
+function interpret(record, base, self) {
+  const r = parseRecord(record);
+  switch (r.type) {
+    case 'text':
+      return { kind: 'message', msg: { ...base, text: r.text, replyTo: r.replyTo } };
+    case 'read':
+      return self ? { kind: 'read', chat: r.chat, upTo: r.upTo, sort: r.sort, v: r.v } : { kind: 'skip' };
+    case 'edit':
+    case 'delete':
+    case 'reaction':
+    case 'receipt':
+      if (self && r.type === 'receipt') return { kind: 'skip' };
+      return { kind: 'record', rec: r, key: { sort: base.sort, id: base.id }, author: base.from, chat: base.chat };
+    case 'unknown':
+      return { kind: 'message', msg: { ...base, text: null, unknown: true, record: JSON.stringify(record) } };
+    default:
+      console.warn('sync: a record that does not parse was dropped (bad ' + r.reason + ')');
+      return { kind: 'invalid' };
   }
-  if (record.type === 'read' && self) return parseRecord(record);
-  return { kind: 'skip' }; // a record type this client does not know
+}
+
+// rereadUnknown reads again, once per page, the records kept because their
+// type was unknown when they arrived: a newer client shows them.
+let reread = false;
+
+async function rereadUnknown() {
+  if (reread || !account.isLinked()) return;
+  reread = true;
+  const me = account.me();
+  const results = [];
+  for (const m of await store.unknownMessages()) {
+    let record;
+    try {
+      record = JSON.parse(m.record);
+    } catch {
+      continue;
+    }
+    const base = { id: m.id, chat: m.chat, from: m.from, fromDevice: m.fromDevice, to: m.to, dir: m.dir, ts: m.ts, sort: m.sort, seq: m.seq, status: m.status };
+    const r = interpret(record, base, m.from === me && m.to === me);
+    if (r.kind === 'message' && r.msg.unknown) continue;
+    results.push({ id: m.id, msg: r.kind === 'message' ? r.msg : null, record: r.kind === 'record' ? r : null });
+  }
+  if (!results.length) return;
+  const changed = await store.resolveUnknown(results, me);
+  if (changed.size) notify({ type: 'changed', chats: [...changed] });
+}
+
+// logForged says, without content, that a record was not applied because
+// its author did not write the message it names.
+function logForged(types) {
+  for (const t of types) console.warn(`sync: ignored a ${t} record for a message its sender did not write`);
 }
 
 // openSealed opens an envelope of the conversation with chat. It returns
@@ -347,11 +401,12 @@ async function retryOnce() {
   for (const m of waiting) {
     const r = await decrypt({ id: m.id, from: m.from, fromDevice: m.fromDevice, to: m.to, ts: m.ts, seq: m.seq, body: m.body });
     if (r.kind === 'message' && r.msg.waiting) continue;
-    results.push({ id: m.id, msg: r.kind === 'message' ? r.msg : null });
+    results.push({ id: m.id, msg: r.kind === 'message' ? r.msg : null, record: r.kind === 'record' ? r : null });
   }
   if (results.length) {
-    const changed = await store.resolveWaiting(results);
+    const changed = await store.resolveWaiting(results, account.me());
     if (changed.size) notify({ type: 'changed', chats: [...changed] });
+    flushReceipts();
   }
   clearTimeout(retryTimer);
   retryTimer = null;
@@ -444,9 +499,12 @@ async function processBatch(batch) {
 
   let changed = new Set();
   let noticed = false;
+  let receipts = false;
+  let forged = [];
   if (results.length || ackTo > cursor.lastSeq || lost) {
-    ({ changed, noticed } = await store.storeBatch(results, Math.max(cursor.lastSeq, last), lost));
+    ({ changed, noticed, receipts, forged } = await store.storeBatch(results, Math.max(cursor.lastSeq, last), lost, account.me()));
   }
+  logForged(forged);
   // Strictly after the transaction completed.
   if (ackTo > 0) {
     try {
@@ -457,6 +515,7 @@ async function processBatch(batch) {
   }
   if (changed.size) notify({ type: 'changed', chats: [...changed] });
   if (noticed) notify({ type: 'purge' });
+  if (receipts) flushReceipts();
   if (rotated) retryWaiting();
   else if (results.some((r) => r.kind === 'message' && r.msg.waiting)) scheduleRetry();
   if (restart) {
@@ -467,6 +526,8 @@ async function processBatch(batch) {
     reconnectDelay = 1000;
     setConn('open');
     flushOutbox();
+    flushReceipts();
     retryWaiting();
+    rereadUnknown();
   }
 }

@@ -45,15 +45,66 @@ function changed(chat) {
 }
 
 // sendText records a message as pending and hands it to the stream owner.
-export async function sendText(chat, text) {
+// replyTo is the id of the message it quotes, or null.
+export async function sendText(chat, text, replyTo = null) {
   const now = Date.now();
   // Not attempted yet: after everything in the chat, in the order typed,
   // until its first attempt gives it a time (docs/storage.md, "Order").
-  const m = { id: ulid(now), chat, from: account.me(), to: chat, dir: 'out', text, ts: now, sort: Infinity, status: 'pending', tries: 0 };
+  const m = { id: ulid(now), chat, from: account.me(), to: chat, dir: 'out', text, replyTo, ts: now, sort: Infinity, status: 'pending', tries: 0 };
   await store.putOutgoing(m);
   changed(chat);
   kick();
   return m.id;
+}
+
+// sendRecord puts a record (edit, delete, reaction) in the chat's outbox,
+// after everything before it in the chat: it names a message the relay
+// has accepted, and goes with the same rules as a message (ADR 0010).
+async function sendRecord(chat, kind, rec) {
+  const now = Date.now();
+  const m = { id: ulid(now), chat, from: account.me(), to: chat, dir: 'out', kind, rec, text: null, ts: now, sort: Infinity, status: 'pending', tries: 0 };
+  await store.putOutgoing(m);
+  changed(chat);
+  kick();
+  return m.id;
+}
+
+// target returns message id of chat if a record may name it: opened, not
+// deleted, and accepted by the relay (an id not yet accepted may still be
+// replaced, ADR 0010). own asks that this account wrote it.
+async function target(chat, id, own) {
+  const m = await store.getMessage(id);
+  if (!m || m.chat !== chat || m.kind || m.unknown || m.waiting || m.undecryptable || m.deleted) return null;
+  if (m.dir === 'out' && m.status !== 'sent') return null;
+  if (own && m.from !== account.me()) return null;
+  return m;
+}
+
+// editMessage replaces the text of an own message, on every device of
+// both people.
+export async function editMessage(chat, id, text) {
+  if (!(await target(chat, id, true))) throw new Error('This message can no longer be edited.');
+  return sendRecord(chat, 'edit', { target: id, text });
+}
+
+// deleteForEveryone deletes an own message on every device of both
+// people: a tombstone stays.
+export async function deleteForEveryone(chat, id) {
+  if (!(await target(chat, id, true))) throw new Error('This message can no longer be deleted for everyone.');
+  return sendRecord(chat, 'delete', { target: id });
+}
+
+// react adds (on) or removes this account's reaction emoji to a message.
+export async function react(chat, id, emoji, on) {
+  if (!(await target(chat, id, false))) throw new Error('This message cannot get reactions.');
+  return sendRecord(chat, 'reaction', { target: id, emoji, on });
+}
+
+// discard drops a record that failed, unsent.
+export async function discard(id) {
+  const m = await store.getMessage(id);
+  await store.dropOutgoing(id);
+  if (m) changed(m.chat);
 }
 
 export async function retry(id) {
@@ -135,6 +186,13 @@ async function fail(m, error) {
   return true;
 }
 
+// recordOf is the record an outbox row is sent as (docs/crypto.md,
+// "Records"): the type first.
+function recordOf(m) {
+  if (m.kind) return { type: m.kind, ...m.rec };
+  return m.replyTo ? { type: 'text', text: m.text, replyTo: m.replyTo } : { type: 'text', text: m.text };
+}
+
 // attempt sends one pending message, with the id rules of ADR 0010. It
 // returns true when the message was accepted or failed for good, false
 // when it waits: for the network, or for the rate limit.
@@ -156,7 +214,7 @@ async function attempt(m, freshOnly = false) {
       // Sealed once per id: a retry must send the very same bytes, or the
       // relay would see a different envelope under a known id.
       const { key } = await account.convKey(m.chat);
-      const body = await c.seal(key, c.randomIV(), m.id, account.me(), m.chat, JSON.stringify({ type: 'text', text: m.text }));
+      const body = await c.seal(key, c.randomIV(), m.id, account.me(), m.chat, JSON.stringify(recordOf(m)));
       m = { ...m, body: c.b64encode(body), bodyFor: m.id };
     }
     // A rate-limit wait that ended is over: the message is sending again.
@@ -164,7 +222,8 @@ async function attempt(m, freshOnly = false) {
     await store.putOutgoing(m);
     changed(m.chat);
     const res = await api.send(m.id, m.chat, m.body);
-    await store.markSent(m, res.ts);
+    if (m.kind) await store.recordSent(m, res.ts, account.me());
+    else await store.markSent(m, res.ts);
     changed(m.chat);
     lane(m.chat).backoff = FIRST_BACKOFF;
     return true;

@@ -12,6 +12,7 @@ import * as c from './crypto.js';
 import * as account from './account.js';
 import { isOwner, notify, onRemote, post, subscribe } from './election.js';
 import { ulid } from './ulid.js';
+import { kickReceipts } from './receipts.js';
 
 let busy = false; // a pass is running
 let again = false; // a record was written during the pass: run once more
@@ -39,9 +40,10 @@ export async function markRead(username) {
   // A message still waiting to decrypt has not been read.
   const lastIn = msgs.filter((m) => m.dir === 'in' && !m.waiting).pop();
   const pos = lastIn ? { sort: lastIn.sort, id: lastIn.id } : null;
-  const { advanced, touched } = await store.setReadPosition(username, pos);
+  const { advanced, touched, receipted } = await store.setReadPosition(username, pos);
   if (touched) notify({ type: 'changed', chats: [username] });
   if (advanced) kick();
+  if (receipted) kickReceipts();
 }
 
 // markUnread moves the chat's read position back to just before message
@@ -55,16 +57,6 @@ export async function markUnread(username, id) {
   await store.markUnread(username, prev ? { sort: prev.sort, id: prev.id } : { sort: 0, id: '' });
   notify({ type: 'changed', chats: [username] });
   kick();
-}
-
-// parseRecord turns a decrypted read record into what the store applies.
-// A record of an older client has no sort and no v: the store takes the
-// sort of the message it names, and v is 0.
-export function parseRecord(r) {
-  if (typeof r.chat !== 'string' || typeof r.upTo !== 'string') return { kind: 'skip' };
-  const sort = Number.isSafeInteger(r.sort) && r.sort >= 0 ? r.sort : null;
-  const v = Number.isSafeInteger(r.v) && r.v >= 0 ? r.v : 0;
-  return { kind: 'read', chat: r.chat, upTo: r.upTo, sort, v };
 }
 
 function later(delay) {

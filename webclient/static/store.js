@@ -18,6 +18,18 @@
 //              keyChanged}; read is the read position {sort, id, v}
 //   meta 'reads' {chat: {chat, upTo, sort, v}}: read records not yet
 //              accepted by the relay, the newest position of each chat
+//   meta 'receipts' {chat: {delivered: [ids], read: [ids]}}: receipts to
+//              send to the chat's other person, not yet accepted
+//   meta 'prefs' {readReceipts}: this device's settings
+//   meta 'ignored' {forged, invalid}: records not applied (docs/crypto.md)
+// A message row also holds what records did to it (docs/storage.md,
+// "Records"): replyTo, edited {sort, id}, deleted {sort, id}, reactions
+// {emoji: {username: {on, sort, id}}}, tick ('delivered'|'read', of an
+// outgoing message), hidden (deleted for me). A row with unknown: true
+// keeps a record of a type this client does not know, as JSON in record.
+// A row with kind ('edit'|'delete'|'reaction') is a record of the outbox,
+// rec its fields: not a message, sent in the chat's order, applied to its
+// target with the relay's ts once accepted.
 
 import { ulidTime } from './ulid.js';
 import { after } from './order.js';
@@ -112,8 +124,10 @@ export function supersedes(a, b) {
 
 // isUnread reports whether message m is unread at position pos. A message
 // waiting to decrypt is not unread yet: it counts when it opens.
+// Only new messages count: not records, not what is deleted or cannot be
+// read by this version.
 export function isUnread(m, pos) {
-  return m.dir === 'in' && !m.waiting && after(m, pos);
+  return m.dir === 'in' && !m.waiting && !m.kind && !m.unknown && !m.deleted && !m.hidden && after(m, pos);
 }
 
 function countUnread(msgs, pos) {
@@ -150,10 +164,39 @@ export async function getChat(username) {
   return req(t.objectStore('chats').get(username));
 }
 
+// getMessages returns a chat's messages in its order, without the
+// records of the outbox.
 export async function getMessages(chat) {
   const t = await tx(['messages']);
-  const range = IDBKeyRange.bound([chat, -Infinity], [chat, Infinity]);
-  return req(t.objectStore('messages').index('chat').getAll(range));
+  return (await chatMessages(t.objectStore('messages'), chat)).filter((m) => !m.kind);
+}
+
+// outgoingRecords returns the records of the outbox of a chat, pending or
+// failed, in its order: what the screens show before the relay took them.
+export async function outgoingRecords(chat) {
+  const t = await tx(['messages']);
+  return (await chatMessages(t.objectStore('messages'), chat)).filter((m) => m.kind);
+}
+
+// unknownMessages are the rows of records this client did not know when
+// they arrived.
+export async function unknownMessages() {
+  const t = await tx(['messages']);
+  return (await req(t.objectStore('messages').getAll())).filter((m) => m.unknown);
+}
+
+// receiptsToSend returns the receipts waiting to be sent:
+// {chat: {delivered: [ids], read: [ids]}}.
+export async function receiptsToSend() {
+  return (await getMeta('receipts')) || {};
+}
+
+export async function prefs() {
+  return { readReceipts: true, ...((await getMeta('prefs')) || {}) };
+}
+
+export async function ignoredRecords() {
+  return { forged: 0, invalid: 0, ...((await getMeta('ignored')) || {}) };
 }
 
 export async function getMessage(id) {
@@ -229,7 +272,71 @@ export function setPurgeNotice(notice) {
 function previewOf(m) {
   if (m.waiting) return 'Waiting to decrypt…';
   if (m.undecryptable) return 'Could not decrypt';
+  if (m.deleted) return 'This message was deleted';
+  if (m.unknown) return 'Needs a newer version of the app';
   return m.text.slice(0, 80);
+}
+
+// refreshPreview sets the chat's preview from its last message shown,
+// after an edit, a deletion or a "delete for me" changed it.
+function refreshPreview(ch, msgs) {
+  const last = msgs.filter((m) => !m.kind && !m.hidden).pop();
+  ch.preview = last ? previewOf(last) : '';
+}
+
+// queueReceipts adds message ids to the receipts to send to chat's other
+// person, within the meta transaction t. A read receipt stands for
+// delivery too: its ids leave the delivered list.
+async function queueReceipts(meta, chat, status, ids) {
+  if (!ids.length) return;
+  const all = ((await req(meta.get('receipts'))) || { v: {} }).v;
+  const q = all[chat] || { delivered: [], read: [] };
+  const add = new Set(ids);
+  if (status === 'read') q.delivered = q.delivered.filter((id) => !add.has(id));
+  const have = new Set(q[status]);
+  for (const id of ids) if (!have.has(id)) q[status].push(id);
+  all[chat] = q;
+  meta.put({ k: 'receipts', v: all });
+}
+
+// countIgnored counts records not applied, within the meta transaction.
+async function countIgnored(meta, why, n) {
+  if (!n) return;
+  const c = ((await req(meta.get('ignored'))) || { v: {} }).v;
+  c[why] = (c[why] || 0) + n;
+  meta.put({ k: 'ignored', v: c });
+}
+
+// applyRecord applies a record to the message it names, within the
+// transaction of ms and getChat: rec is {type, target|ids, …}, ctx
+// {key, author, chat, me}. It returns 'applied', 'forged', or why it
+// changed nothing (records.apply), and adds the chat to changed.
+async function applyRecord(ms, getChat, rec, ctx, changed) {
+  const targets = rec.type === 'receipt' ? rec.ids : [rec.target];
+  let outcome = 'missing';
+  for (const id of targets) {
+    const target = await req(ms.get(id));
+    if (!target) continue;
+    const r = records.apply(target, rec, ctx);
+    if (r === 'forged') return 'forged';
+    if (r !== 'applied') continue;
+    outcome = 'applied';
+    ms.put(target);
+    changed.add(ctx.chat);
+    if (rec.type === 'edit' || rec.type === 'delete') {
+      const ch = await getChat(ctx.chat);
+      const msgs = (await chatMessages(ms, ctx.chat)).map((m) => (m.id === target.id ? target : m));
+      refreshPreview(ch, msgs);
+      if (rec.type === 'delete') ch.unread = countUnread(msgs, readPosition(ch));
+    }
+  }
+  return outcome;
+}
+
+// deliveredIds are the messages of a batch to send a delivery receipt
+// for: new incoming messages from another person, opened.
+function deliverable(m, me) {
+  return m.dir === 'in' && m.from !== me && !m.waiting && !m.undecryptable && !m.unknown && !m.kind;
 }
 
 // addToChat counts a message just written into its chat. A message
@@ -250,16 +357,20 @@ function addToChat(ch, m, pub) {
 // relay no longer has ({upTo, reason}) is kept in the same transaction,
 // unless one as far already was. It returns the chats that changed and
 // whether the notice was kept.
-export async function storeBatch(results, lastSeq, notice) {
+export async function storeBatch(results, lastSeq, notice, me) {
   const changed = new Set();
   const t = await tx(['meta', 'messages', 'chats'], 'readwrite');
   const ms = t.objectStore('messages');
   const cs = t.objectStore('chats');
+  const meta = t.objectStore('meta');
   const chats = new Map();
   const getChat = async (u) => {
     if (!chats.has(u)) chats.set(u, (await req(cs.get(u))) || newChat(u));
     return chats.get(u);
   };
+  const delivered = new Map(); // chat -> ids to send a delivery receipt for
+  const ignored = { forged: 0, invalid: 0 };
+  const forged = [];
   for (const r of results) {
     if (r.kind === 'message') {
       const m = r.msg;
@@ -270,6 +381,15 @@ export async function storeBatch(results, lastSeq, notice) {
       ms.put(m);
       addToChat(await getChat(m.chat), m, pub);
       changed.add(m.chat);
+      if (deliverable(m, me)) delivered.set(m.chat, [...(delivered.get(m.chat) || []), m.id]);
+    } else if (r.kind === 'record') {
+      const outcome = await applyRecord(ms, getChat, r.rec, { key: r.key, author: r.author, chat: r.chat, me }, changed);
+      if (outcome === 'forged') {
+        ignored.forged++;
+        forged.push(r.rec.type);
+      }
+    } else if (r.kind === 'invalid') {
+      ignored.invalid++;
     } else if (r.kind === 'read') {
       const ch = await getChat(r.chat);
       let sort = r.sort;
@@ -288,7 +408,9 @@ export async function storeBatch(results, lastSeq, notice) {
     }
   }
   for (const ch of chats.values()) cs.put(ch);
-  const meta = t.objectStore('meta');
+  for (const [chat, ids] of delivered) await queueReceipts(meta, chat, 'delivered', ids);
+  await countIgnored(meta, 'forged', ignored.forged);
+  await countIgnored(meta, 'invalid', ignored.invalid);
   meta.put({ k: 'cursor', v: { lastSeq } });
   let noticed = false;
   if (notice) {
@@ -299,7 +421,7 @@ export async function storeBatch(results, lastSeq, notice) {
     }
   }
   await done(t);
-  return { changed, noticed };
+  return { changed, noticed, receipts: delivered.size > 0, forged };
 }
 
 // resolveWaiting replaces messages that were waiting to decrypt, each
@@ -307,26 +429,51 @@ export async function storeBatch(results, lastSeq, notice) {
 // undecryptable for good, or null for a record this client does not show.
 // An id no longer waiting (another tab resolved it) changes nothing, so a
 // message is counted and shown once. It returns the chats that changed.
-export async function resolveWaiting(results) {
+export async function resolveWaiting(results, me) {
+  return replaceRows(results, me, (old) => old.waiting);
+}
+
+// resolveUnknown replaces rows of records of a type unknown when they
+// arrived, now that this client reads them, as resolveWaiting does.
+export async function resolveUnknown(results, me) {
+  return replaceRows(results, me, (old) => old.unknown);
+}
+
+// replaceRows replaces stored rows that still are what still(old) says,
+// each by {id, msg} (a message, or a row kept again) or {id, record} (a
+// record to apply, then the row goes) or {id} (nothing to show). A row no
+// longer so (another tab resolved it) changes nothing, so a message is
+// counted and shown once. It returns the chats that changed.
+async function replaceRows(results, me, still) {
   const changed = new Set();
-  const t = await tx(['messages', 'chats'], 'readwrite');
+  const t = await tx(['meta', 'messages', 'chats'], 'readwrite');
   const ms = t.objectStore('messages');
   const cs = t.objectStore('chats');
-  for (const { id, msg } of results) {
+  const meta = t.objectStore('meta');
+  const chats = new Map();
+  const getChat = async (u) => {
+    if (!chats.has(u)) chats.set(u, (await req(cs.get(u))) || newChat(u));
+    return chats.get(u);
+  };
+  let forged = 0;
+  for (const { id, msg, record } of results) {
     const old = await req(ms.get(id));
-    if (!old || !old.waiting) continue;
+    if (!old || !still(old)) continue;
     changed.add(old.chat);
-    if (!msg) {
-      ms.delete(id);
+    ms.delete(id);
+    if (record) {
+      if ((await applyRecord(ms, getChat, record.rec, { key: record.key, author: record.author, chat: record.chat, me }, changed)) === 'forged') forged++;
       continue;
     }
+    if (!msg) continue;
     const pub = msg.pub;
     delete msg.pub;
     ms.put(msg);
-    const ch = (await req(cs.get(msg.chat))) || newChat(msg.chat);
-    addToChat(ch, msg, pub);
-    cs.put(ch);
+    addToChat(await getChat(msg.chat), msg, pub);
+    if (deliverable(msg, me)) await queueReceipts(meta, msg.chat, 'delivered', [msg.id]);
   }
+  for (const ch of chats.values()) cs.put(ch);
+  await countIgnored(meta, 'forged', forged);
   await done(t);
   return changed;
 }
@@ -335,8 +482,19 @@ export async function resolveWaiting(results) {
 // removeId (the same message under its old id) in the same transaction.
 async function writeOutgoing(m, removeId) {
   const t = await tx(['messages', 'chats'], 'readwrite');
-  if (removeId) t.objectStore('messages').delete(removeId);
-  t.objectStore('messages').put(m);
+  const ms = t.objectStore('messages');
+  if (removeId) ms.delete(removeId);
+  // What records did to the stored row meanwhile (a receipt or a reaction
+  // that came before this device heard its 202) stays.
+  const stored = await req(ms.get(m.id));
+  if (stored) {
+    for (const f of ['tick', 'reactions']) if (stored[f] !== undefined) m = { ...m, [f]: stored[f] };
+  }
+  ms.put(m);
+  if (m.kind) {
+    await done(t);
+    return;
+  }
   const cs = t.objectStore('chats');
   const ch = (await req(cs.get(m.chat))) || newChat(m.chat);
   // A message not attempted yet sorts last (Infinity); the chat list
@@ -368,6 +526,77 @@ export function renewOutgoing(m, oldId) {
 // are kept.
 export function markSent(m, ts) {
   return writeOutgoing({ ...m, status: 'sent', ts, sort: ts, error: null, body: null, bodyFor: null });
+}
+
+// recordSent takes a record of the outbox that the relay accepted at ts
+// out of the outbox and applies it to its target with its order key, as
+// every device of both people applies it (docs/crypto.md, "Records").
+export async function recordSent(m, ts, me) {
+  const changed = new Set();
+  const t = await tx(['meta', 'messages', 'chats'], 'readwrite');
+  const ms = t.objectStore('messages');
+  const cs = t.objectStore('chats');
+  const chats = new Map();
+  const getChat = async (u) => {
+    if (!chats.has(u)) chats.set(u, (await req(cs.get(u))) || newChat(u));
+    return chats.get(u);
+  };
+  ms.delete(m.id);
+  await applyRecord(ms, getChat, { type: m.kind, ...m.rec }, { key: { sort: ts, id: m.id }, author: me, chat: m.chat, me }, changed);
+  for (const ch of chats.values()) cs.put(ch);
+  await done(t);
+}
+
+// dropOutgoing takes a record out of the outbox unsent: the person
+// discarded it after it failed.
+export async function dropOutgoing(id) {
+  const t = await tx(['messages'], 'readwrite');
+  const ms = t.objectStore('messages');
+  const m = await req(ms.get(id));
+  if (m && m.kind && m.status !== 'sent') ms.delete(id);
+  await done(t);
+}
+
+// hideMessage deletes a message on this device only ("Delete for me"):
+// its row stays hidden, so that a replay of it is still known and not
+// shown again.
+export async function hideMessage(id) {
+  const t = await tx(['messages', 'chats'], 'readwrite');
+  const ms = t.objectStore('messages');
+  const cs = t.objectStore('chats');
+  const m = await req(ms.get(id));
+  if (m && !m.kind && !m.hidden) {
+    m.hidden = true;
+    ms.put(m);
+    const ch = await req(cs.get(m.chat));
+    if (ch) {
+      const msgs = (await chatMessages(ms, m.chat)).map((x) => (x.id === id ? m : x));
+      refreshPreview(ch, msgs);
+      ch.unread = countUnread(msgs, readPosition(ch));
+      cs.put(ch);
+    }
+  }
+  await done(t);
+  return m ? m.chat : null;
+}
+
+export function setPrefs(p) {
+  return putMeta([['prefs', p]]);
+}
+
+// receiptsSent forgets receipts the relay accepted.
+export async function receiptsSent(chat, status, ids) {
+  const t = await tx(['meta'], 'readwrite');
+  const meta = t.objectStore('meta');
+  const all = ((await req(meta.get('receipts'))) || { v: {} }).v;
+  const q = all[chat];
+  if (q) {
+    const sent = new Set(ids);
+    q[status] = q[status].filter((id) => !sent.has(id));
+    if (!q.delivered.length && !q.read.length) delete all[chat];
+    meta.put({ k: 'receipts', v: all });
+  }
+  await done(t);
 }
 
 // markFailed records a refusal that waits for the person's Retry.
@@ -411,16 +640,28 @@ export async function acceptContactKey(username) {
 // accepted it (readRecordSent), in one transaction. A newer position of a
 // chat replaces its unsent older one. decide(ch, cur) returns the new
 // position, or null to move nothing.
-async function moveReadPosition(username, decide) {
+async function moveReadPosition(username, decide, receipts = false) {
   const t = await tx(['meta', 'messages', 'chats'], 'readwrite');
   const cs = t.objectStore('chats');
   const meta = t.objectStore('meta');
   const ch = await req(cs.get(username));
   let advanced = false;
   let touched = false;
+  let receipted = false;
   if (ch) {
-    const pos = decide(readPosition(ch));
+    const before = readPosition(ch);
+    const pos = decide(before);
     const msgs = await chatMessages(t.objectStore('messages'), username);
+    if (pos && receipts && after(pos, before)) {
+      // Read receipts, if this device sends them: the messages of the
+      // other person the position passed (docs/crypto.md, "Records").
+      const p = { readReceipts: true, ...(((await req(meta.get('prefs'))) || {}).v || {}) };
+      const ids = msgs.filter((m) => m.dir === 'in' && m.from === username && !m.kind && !m.waiting && !m.undecryptable && !m.unknown && !m.deleted && after(m, before) && !after(m, pos)).map((m) => m.id);
+      if (p.readReceipts && ids.length) {
+        await queueReceipts(meta, username, 'read', ids);
+        receipted = true;
+      }
+    }
     if (pos) {
       ch.read = pos;
       delete ch.readUpTo;
@@ -437,14 +678,14 @@ async function moveReadPosition(username, decide) {
     }
   }
   await done(t);
-  return { advanced, touched };
+  return { advanced, touched, receipted };
 }
 
 // setReadPosition moves the chat's read position forward to pos {sort, id},
 // never back. It returns whether the chat changed and whether the position
 // moved.
 export function setReadPosition(username, pos) {
-  return moveReadPosition(username, (cur) => (pos && after(pos, cur) ? { sort: pos.sort, id: pos.id, v: cur.v } : null));
+  return moveReadPosition(username, (cur) => (pos && after(pos, cur) ? { sort: pos.sort, id: pos.id, v: cur.v } : null), true);
 }
 
 // markUnread moves the chat's read position back to pos {sort, id}, with a

@@ -6,6 +6,9 @@
 //   inbox.js     the event stream: decrypt, write, then ACK
 //   outbox.js    sending, with the retry rules of ADR 0010
 //   readstate.js read positions shared with the account's other devices
+//   records.js   the records of a conversation: what parses, what applies
+//   receipts.js  delivery and read receipts, batched
+//   conversation.js delete for me, and this device's chat settings
 //   contacts.js  contacts' keys and safety codes
 // Screens read what is stored through store.js and change it only here.
 
@@ -16,7 +19,8 @@ import * as inbox from './inbox.js';
 export { subscribe, isOwner } from './election.js';
 export { me, isLinked, isRevoked, currentDevice, load, registerAccount, loginAccount, linkCode, deviceCode, approve, revoke, recoveryStatus, createRecoveryKey, isLastLinked, rename, syncLinked } from './account.js';
 export { connection, streaming, purgeNotice, dismissPurgeNotice } from './inbox.js';
-export { sendText, retry, flushOutbox } from './outbox.js';
+export { sendText, retry, flushOutbox, editMessage, deleteForEveryone, react, discard } from './outbox.js';
+export { deleteForMe, setReadReceipts, readReceipts } from './conversation.js';
 export { markRead, markUnread } from './readstate.js';
 export { openChat, acceptKey, safetyCode } from './contacts.js';
 

@@ -1,0 +1,22 @@
+// conversation.js: what a person does to a chat on this device only:
+// "Delete for me", and the setting for read receipts.
+
+import * as store from './store.js';
+import { notify } from './election.js';
+
+// deleteForMe hides a message on this device; nothing is sent.
+export async function deleteForMe(id) {
+  const chat = await store.hideMessage(id);
+  if (chat) notify({ type: 'changed', chats: [chat] });
+}
+
+// readReceipts reports whether this device sends read receipts and shows
+// those of others (both people must allow them, as in Signal).
+export async function readReceipts() {
+  return (await store.prefs()).readReceipts;
+}
+
+export async function setReadReceipts(on) {
+  await store.setPrefs({ ...(await store.prefs()), readReceipts: !!on });
+  notify({ type: 'prefs' });
+}
