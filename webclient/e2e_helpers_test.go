@@ -221,7 +221,8 @@ func (tb *tab) logout() {
 func (tb *tab) openChat(peer string) {
 	tb.t.Helper()
 	eval[chromedp.Void](tb, `location.hash = '#/chat/' + `+js(peer))
-	tb.waitFor("the chat with "+peer, `document.getElementById('chat-title') && document.getElementById('composer')`)
+	// The composer of this chat: the one of the chat before may still show.
+	tb.waitFor("the chat with "+peer, `document.getElementById('chat-title') && document.getElementById('composer')?.dataset.chat === `+js(peer))
 }
 
 // send types a message and presses Enter.

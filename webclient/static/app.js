@@ -688,7 +688,7 @@ async function chatScreen(username, opening) {
   const list = el('ol', { class: 'messages plain', id: 'messages', 'aria-label': 'Messages', 'aria-live': 'polite' });
   placeRows(list, rows);
   const warningSlot = el('div', {}, warning);
-  const text = el('textarea', { id: 'composer', 'aria-label': `Message to ${username}`, placeholder: 'Write a message — Enter sends, Shift+Enter for a new line, ↑ edits your last', rows: 2, maxlength: 16000 });
+  const text = el('textarea', { id: 'composer', 'data-chat': username, 'aria-label': `Message to ${username}`, placeholder: 'Write a message — Enter sends, Shift+Enter for a new line, ↑ edits your last', rows: 2, maxlength: 16000 });
   const sendIt = async () => {
     const t = text.value.trim();
     if (revoked()) return;
@@ -720,7 +720,7 @@ async function chatScreen(username, opening) {
       e.preventDefault();
       if (chatDom.mode.kind === 'edit') text.value = '';
       composeMode(null);
-    } else if (e.key === 'ArrowUp' && !text.value && !e.isComposing) {
+    } else if (e.key === 'ArrowUp' && !text.value.trim() && !e.isComposing) {
       // Up in an empty composer edits the last message this account sent.
       const last = chatDom && chatDom.lastOwn;
       if (last) {
