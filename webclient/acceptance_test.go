@@ -194,7 +194,10 @@ func TestSeedScenario(t *testing.T) {
 		t.Fatalf("the tablet shows %q, want %q in order", got, texts)
 	}
 
-	// ACK empties every queue.
+	// ACK empties every queue, once every receipt of what was read went out.
+	for _, tb := range all {
+		tb.waitFor("the receipts sent", receiptsSettled)
+	}
 	waitQueueEmpty(t, r)
 	stats, err := audit.ReadStats(ctx, r.Pool, time.Now())
 	if err != nil {

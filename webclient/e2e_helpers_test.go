@@ -280,6 +280,11 @@ func (tb *tab) hasMessage(text string) bool {
 	return eval[bool](tb, `[...document.querySelectorAll('#messages .msg')].some(e => e.querySelector('.text').textContent === `+js(text)+`)`)
 }
 
+// receiptsSettled is a condition: the tab has no delivery or read receipt
+// left to send. A test that counts queue rows or seqs waits for it on every
+// tab first: receipts are envelopes too.
+const receiptsSettled = `import('/store.js').then(s => s.receiptsToSend()).then(q => Object.keys(q).length === 0)`
+
 // waitQueueEmpty waits until every device has ACKed everything.
 func waitQueueEmpty(t *testing.T, r *liveRelay) {
 	t.Helper()

@@ -557,3 +557,55 @@ func TestBusyReadingNeverRateLimitsTheNextMessage(t *testing.T) {
 		t.Fatalf("%d receipts sent, want at least 4: the test proves nothing", n)
 	}
 }
+
+// postSizesJS records the decoded body size of every envelope the page
+// posts, by its kind.
+const postSizesJS = `(() => {
+  window.__sizes = [];
+  const real = window.fetch;
+  window.fetch = (url, init) => {
+    if (String(url).endsWith('/api/messages') && init && init.method === 'POST') {
+      const b = JSON.parse(init.body);
+      window.__sizes.push({ kind: b.kind || 'message', size: atob(b.body).length });
+    }
+    return real(url, init);
+  };
+})()`
+
+// TestRecordsLookLikeShortMessages: a reaction, a receipt and an edit have
+// the body size of a short message (the first bucket: 12 bytes of IV, 256
+// of padded plaintext, 16 of tag), so the relay cannot tell them apart by
+// size.
+func TestRecordsLookLikeShortMessages(t *testing.T) {
+	_, alice, bob := aliceAndBob(t)
+	alice.openChat("bob")
+	bob.openChat("alice")
+	eval[chromedp.Void](alice, postSizesJS)
+	eval[chromedp.Void](bob, postSizesJS)
+	alice.send("hi")
+	bob.waitMessage("hi")
+	alice.waitFor("sent", bubble("hi")+`?.dataset.status === 'sent'`)
+	bob.menuAction("hi", "react-pick")
+	alice.waitFor("bob's reaction", bubble("hi")+`?.querySelector('.reaction')`)
+	alice.menuAction("hi", "edit-btn")
+	alice.typeEdit("hi there")
+	bob.waitMessage("hi there")
+	bob.waitFor("a receipt posted", `window.__sizes.some(s => s.kind === 'receipt')`)
+	type size struct {
+		Kind string `json:"kind"`
+		Size int    `json:"size"`
+	}
+	var all []size
+	all = append(all, eval[[]size](alice, `window.__sizes`)...)
+	all = append(all, eval[[]size](bob, `window.__sizes`)...)
+	kinds := map[string]bool{}
+	for _, s := range all {
+		kinds[s.Kind] = true
+		if s.Size != 12+256+16 {
+			t.Fatalf("a %s envelope of %d bytes, want %d like a short message: %v", s.Kind, s.Size, 12+256+16, all)
+		}
+	}
+	if !kinds["receipt"] || !kinds["message"] || len(all) < 4 {
+		t.Fatalf("posted %v: want the text, the reaction, the edit and a receipt", all)
+	}
+}

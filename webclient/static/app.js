@@ -388,8 +388,8 @@ const tickMarks = { sent: '✓ ', delivered: '✓✓ ', read: '✓✓ ' };
 function messageNode(m, ctx) {
   const cls = ['msg', m.dir, m.status === 'failed' ? 'failed' : '', m.undecryptable ? 'undecryptable' : '', m.waiting ? 'waiting' : '', m.deleted ? 'deleted' : '', m.unknown ? 'unknown' : ''].filter(Boolean).join(' ');
   const waiting = m.status === 'pending' && m.error && m.error.code === 'rate_limited' && m.error.until;
-  const tick = m.dir === 'out' ? tickOf(m, ctx.showRead) : '';
-  const node = el('li', { class: cls, 'data-id': m.id, 'data-status': m.status, 'data-tick': tick || null, tabindex: '-1' });
+  const shownTick = m.dir === 'out' ? tickOf(m, ctx.showRead) : '';
+  const node = el('li', { class: cls, 'data-id': m.id, 'data-status': m.status, 'data-tick': shownTick || null, tabindex: '-1' });
   if (m.replyTo && !m.deleted) {
     const q = quoteOf(m.replyTo, ctx.byId);
     node.append(q.gone
@@ -401,7 +401,7 @@ function messageNode(m, ctx) {
   const edited = !m.deleted && (m.edited || m.pending.some((r) => r.kind === 'edit'));
   node.append(el('span', { class: 'meta' }, fmtTime(m.ts),
     edited ? el('span', { class: 'edited' }, ' · edited') : null,
-    tick ? ' · ' : '', tick ? el('span', { class: 'status', 'aria-label': tick }, (tickMarks[tick] || '') + tick) : null));
+    shownTick ? ' · ' : '', shownTick ? el('span', { class: 'status' }, tickMarks[shownTick] ? el('span', { 'aria-hidden': 'true' }, tickMarks[shownTick]) : null, shownTick) : null));
   if (waiting) {
     // role=timer: read on request, not announced every second.
     node.append(el('span', { class: 'wait', role: 'timer', 'data-until': m.error.until }, waitText(m.error.until)));
