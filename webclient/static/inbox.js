@@ -291,7 +291,9 @@ function interpret(record, base, self) {
     case 'delete':
     case 'reaction':
     case 'receipt':
-      if (self && r.type === 'receipt') return { kind: 'skip' };
+      // A receipt of this account's own (another device acknowledging to
+      // the other person) is not for this device.
+      if (r.type === 'receipt' && base.dir === 'out') return { kind: 'skip' };
       return { kind: 'record', rec: r, key: { sort: base.sort, id: base.id }, author: base.from, chat: base.chat };
     case 'unknown':
       return { kind: 'message', msg: { ...base, text: null, unknown: true, record: JSON.stringify(record) } };
