@@ -6,7 +6,7 @@
 //   inbox.js     the event stream: decrypt, write, then ACK
 //   outbox.js    sending, with the retry rules of ADR 0010
 //   readstate.js read positions shared with the account's other devices
-//   contacts.js  contacts' keys and safety codes
+//   contacts.js  contacts' keys, safety codes and their verification
 // Screens read what is stored through store.js and change it only here.
 
 import * as account from './account.js';
@@ -18,7 +18,7 @@ export { me, isLinked, isRevoked, currentDevice, load, registerAccount, loginAcc
 export { connection, streaming, purgeNotice, dismissPurgeNotice } from './inbox.js';
 export { sendText, retry, flushOutbox } from './outbox.js';
 export { markRead, markUnread } from './readstate.js';
-export { openChat, acceptKey, safetyCode } from './contacts.js';
+export { openChat, acceptKey, safetyCode, setVerified } from './contacts.js';
 
 // start joins the election for the stream owner of this browser profile;
 // the owner opens the stream of this device.
