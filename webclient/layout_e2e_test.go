@@ -1,11 +1,13 @@
 package webclient_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -104,6 +106,10 @@ func TestScreensAtEveryWidth(t *testing.T) {
 		}
 	}
 	checkScreen(own, "chat", chatLayout)
+	// What an ellipsis cuts is in the tooltip.
+	if !eval[bool](own, `document.getElementById('chat-title').title === `+js(longPeer)+` && document.querySelector('#chat-list .chat-item .name').title === `+js(longPeer)+` && document.getElementById('whoami').title === `+js(longOwn)) {
+		t.Fatal("a cut name has no tooltip with its full form")
+	}
 	if !eval[bool](own, `getComputedStyle(document.querySelector('#messages .msg.in')).backgroundColor !== getComputedStyle(document.getElementById('chat-pane')).backgroundColor`) {
 		t.Fatal("incoming bubbles have the colour of the chat behind them")
 	}
@@ -275,6 +281,30 @@ func TestChatListRows(t *testing.T) {
 	checkScreen(alice, "chat-list-rows")
 	r.Start()
 	alice.waitFor("the marker gone once sent", `document.querySelector('#chat-list .chat-item[data-user="carol"]') && !document.querySelector('#chat-list .chat-item[data-user="carol"] .marker')`)
+
+	// A message the relay refuses: Not sent, until it is retried.
+	fctx, cancel := context.WithCancel(alice.ctx)
+	defer cancel()
+	go func() {
+		for ev, err := range chromedp.Events(fctx, fetch.RequestPaused) {
+			if err != nil {
+				return
+			}
+			_, _ = chromedp.Call(fctx, fetch.FulfillRequest, fetch.FulfillRequestParams{
+				RequestID: ev.RequestID, ResponseCode: 400,
+				ResponseHeaders: []*fetch.HeaderEntry{{Name: "Content-Type", Value: "application/json"}},
+				Body:            []byte(`{"error":"bad_request","message":"refused for the test"}`),
+			})
+		}
+	}()
+	if _, err := chromedp.Call(fctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/api/messages", RequestStage: fetch.RequestStageRequest}}}); err != nil {
+		t.Fatal(err)
+	}
+	alice.openChat("bob")
+	alice.send("refused")
+	alice.waitFor("the refusal", `document.querySelector('#messages .msg.failed')`)
+	eval[chromedp.Void](alice, `location.hash = '#/chats'`)
+	alice.waitFor("the Not sent marker on bob's row", `(() => { const m = document.querySelector('#chat-list .chat-item[data-user="bob"] .failed-marker'); return m && m.textContent === 'Not sent'; })()`)
 }
 
 // TestChatInfoVerified: the safety code is in the chat-info panel, which

@@ -706,8 +706,7 @@ document.addEventListener('keydown', (e) => {
   toggleInfo(false);
 });
 
-// renderChatHead shows the name, cut with its full form as a tooltip,
-// and the verified mark.
+// renderChatHead shows the verified mark beside the chat's name.
 function renderChatHead(username, ch) {
   chatDom.badge.hidden = !(ch && ch.verified) || username === sync.me();
 }
