@@ -184,10 +184,13 @@ func (tb *tab) fillAuth(user string) {
 	tb.waitFor("the auth form", `document.getElementById('auth-username')`)
 	// Before login there is nothing to navigate to: the main navigation
 	// and the connection bar are not shown.
-	if !eval[bool](tb, `getComputedStyle(document.getElementById('nav')).display === 'none' && getComputedStyle(document.getElementById('conn-bar')).display === 'none'`) {
+	if !eval[bool](tb, `getComputedStyle(document.getElementById('nav')).display === 'none' && getComputedStyle(document.getElementById('me-box')).display === 'none' && getComputedStyle(document.getElementById('conn-bar')).display === 'none'`) {
 		tb.t.Fatal("the navigation or the connection bar shows on the login screen")
 	}
 	tb.do(chromedp.SetValue(chromedp.ID("auth-username"), user), chromedp.SetValue(chromedp.ID("auth-password"), password))
+	if eval[bool](tb, `(() => { const p = document.getElementById('auth-password2'); return !!p && !p.closest('[hidden]'); })()`) {
+		tb.do(chromedp.SetValue(chromedp.ID("auth-password2"), password))
+	}
 }
 
 // register creates an account in this tab and waits for the chat list.
@@ -204,6 +207,9 @@ func (tb *tab) register(user string) {
 // login logs in on a new device: it waits to be linked and shows the code.
 func (tb *tab) login(user string) string {
 	tb.t.Helper()
+	// A browser that never held an account opens on Create account.
+	tb.waitFor("the auth form", `document.getElementById('tab-login')`)
+	tb.do(chromedp.Click(chromedp.ID("tab-login")))
 	tb.fillAuth(user)
 	tb.do(chromedp.Click(chromedp.ID("login-btn")))
 	tb.waitFor("the link code", `document.getElementById('link-code')`)
@@ -221,8 +227,8 @@ func (tb *tab) logout() {
 func (tb *tab) openChat(peer string) {
 	tb.t.Helper()
 	eval[chromedp.Void](tb, `location.hash = '#/chat/' + `+js(peer))
-	// The composer of this chat: the one of the chat before may still show.
-	tb.waitFor("the chat with "+peer, `document.getElementById('chat-title') && document.getElementById('composer')?.dataset.chat === `+js(peer))
+	// The chat shown before may still be on screen: wait for this one's.
+	tb.waitFor("the chat with "+peer, `document.querySelector('.chat[data-chat=`+js(peer)+`] #chat-title') && document.getElementById('composer')`)
 }
 
 // send types a message and presses Enter.

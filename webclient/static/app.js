@@ -7,9 +7,11 @@ import * as store from './store.js';
 import * as sync from './sync.js';
 import * as api from './api.js';
 import { reactionsOf } from './records.js';
+import * as time from './time.js';
 
 const view = document.getElementById('view');
 const nav = document.getElementById('nav');
+const meBox = document.getElementById('me-box');
 const bar = document.getElementById('conn-bar');
 const purgeBox = document.getElementById('purge-notice');
 let current = null; // {name, arg}
@@ -46,19 +48,6 @@ function show(gen, ...nodes) {
   if (gen !== renderGen) return false;
   view.replaceChildren(...nodes);
   return true;
-}
-
-function fmtTime(ts) {
-  return new Date(ts).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-}
-
-function fmtDay(ts) {
-  const d = new Date(ts);
-  const today = new Date();
-  const yesterday = new Date(Date.now() - 864e5);
-  if (d.toDateString() === today.toDateString()) return 'Today';
-  if (d.toDateString() === yesterday.toDateString()) return 'Yesterday';
-  return d.toLocaleDateString([], { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' });
 }
 
 // ---- connection bar ----
@@ -109,40 +98,125 @@ async function renderPurge() {
 
 // ---- screens ----
 
-function authScreen(mode = 'login', error = '') {
+// authErrorText says in a sentence what went wrong with a login or a
+// registration, and what to do.
+function authErrorText(ex, mode) {
+  switch (ex.code) {
+    case 'bad_credentials': return 'That username and password do not match. Check both, then try again.';
+    case 'username_taken': return 'That username is taken. Choose another one.';
+    case 'bad_username': return 'A username is 3 to 32 characters: a–z, 0–9 and _.';
+    case 'bad_password': return 'A password is at least 8 characters long.';
+    case 'too_many_attempts': {
+      const s = ex.retryAfter || 60;
+      return `Too many attempts. Wait ${s} ${plural.select(s) === 'one' ? 'second' : 'seconds'}, then try again.`;
+    }
+    case 'network': return 'The relay cannot be reached. Check your connection, then try again.';
+    case 'too_many_devices': return 'This account already has the most devices allowed. Revoke one it no longer uses on another device, then log in here.';
+    default: {
+      const m = (ex.message || String(ex)).replace(/[.\s]*$/, '');
+      return (mode === 'login' ? 'Could not log in: ' : 'Could not create the account: ') + m + '. Try again.';
+    }
+  }
+}
+
+// authScreen is the first screen: Create account for a browser that never
+// held an account, Log in for one that did (store.hadAccount). The two are
+// tabs of one form, so switching keeps what was typed.
+function authScreen() {
   const gen = ++renderGen;
-  const user = el('input', { id: 'auth-username', name: 'username', autocomplete: 'username', required: true, pattern: '[a-z0-9_]{3,32}', 'aria-describedby': 'auth-hint' });
-  const pass = el('input', { id: 'auth-password', name: 'password', type: 'password', autocomplete: mode === 'login' ? 'current-password' : 'new-password', required: true, minlength: 8 });
-  const err = el('p', { id: 'auth-error', class: 'error', role: 'alert' }, error);
-  const submit = el('button', { type: 'submit', class: 'primary', id: mode === 'login' ? 'login-btn' : 'register-btn' }, mode === 'login' ? 'Log in' : 'Create account');
+  let mode = store.hadAccount() ? 'login' : 'register';
+  const user = el('input', {
+    id: 'auth-username', name: 'username', autocomplete: 'username', required: true, maxlength: 32,
+    autocapitalize: 'none', autocorrect: 'off', spellcheck: 'false', 'aria-describedby': 'auth-hint',
+  });
+  // A username is lower case: typing a capital writes the small letter.
+  user.addEventListener('input', () => {
+    const low = user.value.toLowerCase();
+    if (low !== user.value) {
+      const at = user.selectionStart;
+      user.value = low;
+      user.setSelectionRange(at, at);
+    }
+  });
+  const pass = el('input', { id: 'auth-password', name: 'password', type: 'password', required: true, minlength: 8, 'aria-describedby': 'auth-pass-hint' });
+  const pass2 = el('input', { id: 'auth-password2', name: 'password2', type: 'password', autocomplete: 'new-password', minlength: 8 });
+  const pass2Row = el('div', {}, el('label', { for: 'auth-password2' }, 'Repeat the password'), pass2);
+  const err = el('p', { id: 'auth-error', class: 'error', role: 'alert' });
+  const progress = el('p', { id: 'auth-progress', class: 'muted', role: 'status' });
+  const submit = el('button', { type: 'submit', class: 'primary' });
+  const tabs = {};
+  const panel = el('div', { role: 'tabpanel', id: 'auth-panel' });
+  const setMode = (m, focusTab) => {
+    mode = m;
+    for (const [k, t] of Object.entries(tabs)) {
+      t.setAttribute('aria-selected', String(k === m));
+      t.tabIndex = k === m ? 0 : -1;
+    }
+    panel.setAttribute('aria-labelledby', 'tab-' + m);
+    submit.id = m === 'login' ? 'login-btn' : 'register-btn';
+    submit.textContent = m === 'login' ? 'Log in' : 'Create account';
+    pass.autocomplete = m === 'login' ? 'current-password' : 'new-password';
+    pass2Row.hidden = m === 'login';
+    pass2.required = m === 'register';
+    err.textContent = '';
+    if (focusTab) tabs[m].focus();
+  };
+  const tab = (m, label) => {
+    tabs[m] = el('button', { type: 'button', role: 'tab', id: 'tab-' + m, 'aria-controls': 'auth-panel', onclick: () => setMode(m) }, label);
+    return tabs[m];
+  };
+  const tablist = el('div', { class: 'tabs', role: 'tablist', 'aria-label': 'Account' }, tab('register', 'Create account'), tab('login', 'Log in'));
+  // Arrow keys move between the tabs, as in every tab list.
+  tablist.addEventListener('keydown', (e) => {
+    if (e.key === 'ArrowLeft' || e.key === 'ArrowRight' || e.key === 'Home' || e.key === 'End') {
+      e.preventDefault();
+      setMode(e.key === 'Home' ? 'register' : e.key === 'End' ? 'login' : mode === 'login' ? 'register' : 'login', true);
+    }
+  });
+  const invalid = (input, text) => {
+    err.textContent = text;
+    input.setAttribute('aria-invalid', 'true');
+    input.focus();
+  };
   const form = el('form', {
+    novalidate: true,
     onsubmit: async (e) => {
       e.preventDefault();
+      for (const i of [user, pass, pass2]) i.removeAttribute('aria-invalid');
+      const u = user.value.trim();
+      if (!/^[a-z0-9_]{3,32}$/.test(u)) return invalid(user, u.length < 3 ? 'A username has at least 3 characters: a–z, 0–9 and _.' : 'A username may hold only a–z, 0–9 and _: no spaces or other signs.');
+      if (pass.value.length < 8) return invalid(pass, 'The password is too short: use at least 8 characters.');
+      if (mode === 'register' && pass2.value !== pass.value) return invalid(pass2, 'The two passwords differ. Type the same password in both fields.');
       submit.disabled = true;
-      err.textContent = mode === 'login' ? 'Logging in…' : 'Creating your keys and account…';
+      err.textContent = '';
+      progress.textContent = mode === 'login' ? 'Logging in…' : 'Creating your keys and account…';
       try {
-        if (mode === 'login') await sync.loginAccount(user.value.trim(), pass.value);
+        if (mode === 'login') await sync.loginAccount(u, pass.value);
         else {
-          await sync.registerAccount(user.value.trim(), pass.value);
+          await sync.registerAccount(u, pass.value);
           offerRecovery = true;
+          focusNewChat = true;
         }
         pass.value = '';
+        pass2.value = '';
         startSession();
       } catch (ex) {
-        err.textContent = ex.message || String(ex);
+        progress.textContent = '';
+        err.textContent = authErrorText(ex, mode);
         submit.disabled = false;
       }
     },
   },
   el('label', { for: 'auth-username' }, 'Username'), user,
-  el('p', { id: 'auth-hint', class: 'muted' }, '3 to 32 characters: a–z, 0–9 and _'),
+  el('p', { id: 'auth-hint', class: 'hint' }, '3 to 32 characters: lower-case letters a–z, digits 0–9 and _'),
   el('label', { for: 'auth-password' }, 'Password'), pass,
-  el('p', {}, submit), err);
-  const tab = (m, label) => el('button', { type: 'button', role: 'tab', id: 'tab-' + m, 'aria-selected': String(mode === m), onclick: () => authScreen(m) }, label);
-  show(gen, el('section', { class: 'card', 'aria-labelledby': 'auth-title' },
-    el('h2', { id: 'auth-title' }, mode === 'login' ? 'Log in' : 'Create an account'),
-    el('div', { class: 'tabs', role: 'tablist' }, tab('login', 'Log in'), tab('register', 'Create account')),
-    form,
+  el('p', { id: 'auth-pass-hint', class: 'hint' }, 'At least 8 characters.'),
+  pass2Row,
+  el('p', {}, submit), progress, err);
+  panel.append(form);
+  setMode(mode);
+  show(gen, el('section', { class: 'card auth', 'aria-label': 'Create an account or log in' },
+    tablist, panel,
     el('p', { class: 'muted' }, 'Your messages are encrypted in this browser. The relay only ever stores ciphertext.')));
   user.focus();
 }
@@ -264,44 +338,128 @@ function resetSection() {
     el('details', {}, el('summary', { id: 'reset-open' }, 'Lost all your devices? Reset your account key'), form));
 }
 
-async function chatsScreen() {
-  const gen = ++renderGen;
-  const chats = (await store.getChats()).filter((c) => c.username !== sync.me() || c.lastTs);
-  const input = el('input', { id: 'new-chat-username', 'aria-label': 'Username to write to', placeholder: 'username', autocomplete: 'off' });
+// ---- the chat list and the open chat, side by side ----
+
+// The chat list and the open chat are two panes of one split view: side
+// by side from 900 px, one at a time below (data-open says which). The
+// list pane keeps its nodes while the split is on screen, so that what is
+// typed in New chat survives every update.
+let listDom = null;
+let focusNewChat = false; // just registered: focus goes to New chat
+
+function splitView() {
+  if (listDom && view.contains(listDom.split)) return listDom;
+  const input = el('input', { id: 'new-chat-username', placeholder: 'username', autocomplete: 'off', autocapitalize: 'none', spellcheck: 'false', 'aria-describedby': 'new-chat-error' });
   const err = el('p', { class: 'error', role: 'alert', id: 'new-chat-error' });
   const form = el('form', {
-    class: 'row',
+    class: 'row new-chat',
     onsubmit: async (e) => {
       e.preventDefault();
-      const u = input.value.trim();
+      const u = input.value.trim().toLowerCase();
       if (!/^[a-z0-9_]{3,32}$/.test(u)) {
         err.textContent = 'A username is 3 to 32 characters: a–z, 0–9 and _.';
         return;
       }
+      err.textContent = '';
       try {
         await api.lookup(u);
+        input.value = '';
         location.hash = '#/chat/' + u;
       } catch (ex) {
-        err.textContent = ex.code === 'unknown_account' ? `There is no account named ${u}.` : ex.message;
+        err.textContent = ex.code === 'unknown_account' ? `There is no account named ${u}. Check the spelling.`
+          : ex.code === 'network' ? 'The relay cannot be reached, so the name cannot be checked. Try again when the connection is back.'
+          : `Could not look up ${u}: ${ex.message}`;
       }
     },
   }, el('div', {}, el('label', { for: 'new-chat-username' }, 'New chat'), input), el('button', { type: 'submit', id: 'new-chat-btn', class: 'primary' }, 'Open'));
   const list = el('ul', { class: 'plain', id: 'chat-list', 'aria-label': 'Chats' });
-  for (const c of chats) {
-    list.append(el('li', { class: 'chat-item', 'data-user': c.username },
-      el('a', { href: '#/chat/' + c.username },
-        el('span', {}, el('span', { class: 'name' }, c.username === sync.me() ? 'Notes to self' : c.username), el('br'), el('span', { class: 'preview' }, c.preview || '')),
-        c.unread ? el('span', { class: 'unread', 'aria-label': `${c.unread} unread` }, String(c.unread)) : null)));
+  const empty = el('p', { class: 'muted', id: 'no-chats' }, 'No chats yet. Write to someone by their username.');
+  const notices = el('div', { class: 'list-notices' });
+  const listPane = el('section', { class: 'list-pane', id: 'list-pane', 'aria-labelledby': 'chats-title' },
+    notices, form, err, el('h2', { id: 'chats-title', class: 'pane-title' }, 'Chats'), list, empty);
+  const chatPane = el('div', { class: 'chat-pane', id: 'chat-pane' });
+  const split = el('div', { class: 'split', id: 'split', 'data-open': 'list' }, listPane, chatPane);
+  view.replaceChildren(split);
+  listDom = { split, listPane, chatPane, input, list, empty, notices, noticeKey: '' };
+  return listDom;
+}
+
+// chatListData is what the list shows: the chats by last activity and
+// which of them hold unsent messages.
+async function chatListData() {
+  const [chats, unsent] = await Promise.all([store.getChats(), store.unsentByChat()]);
+  renderTitle(chats);
+  return { chats: chats.filter((c) => c.username !== sync.me() || c.lastTs), unsent };
+}
+
+// renderTitle puts the unread count of all chats in the tab's title.
+function renderTitle(chats) {
+  const n = sync.me() ? chats.reduce((sum, c) => sum + (c.unread || 0), 0) : 0;
+  document.title = n ? `(${n}) relay` : 'relay';
+}
+
+function chatName(username) {
+  return username === sync.me() ? 'Notes to self' : username;
+}
+
+// chatItem is one row of the chat list: name, time of the last message,
+// its preview ("You:" when it was sent from the account), a marker for
+// messages not sent, and the unread count, in bold when there is one.
+function chatItem(c, unsent) {
+  const name = chatName(c.username);
+  const marker = unsent === 'failed' ? el('span', { class: 'marker failed-marker' }, 'Not sent')
+    : unsent === 'pending' ? el('span', { class: 'marker pending-marker' }, 'Waiting to send') : null;
+  return el('li', { class: 'chat-item' + (c.unread ? ' has-unread' : ''), 'data-user': c.username },
+    el('a', { href: '#/chat/' + c.username, 'aria-current': c.username === openChatName ? 'true' : null },
+      el('span', { class: 'chat-line' },
+        el('span', { class: 'name', title: name }, name),
+        c.lastTs ? el('time', { class: 'chat-time', datetime: new Date(c.lastTs).toISOString(), title: time.full(c.lastTs) }, time.short(c.lastTs)) : null),
+      el('span', { class: 'chat-line' },
+        el('span', { class: 'preview-line', title: c.preview || null }, c.lastOut && c.preview ? el('span', { class: 'you' }, 'You: ') : null, el('span', { class: 'preview' }, c.preview || '')),
+        marker,
+        c.unread ? el('span', { class: 'unread' }, String(c.unread)) : null,
+        c.unread ? el('span', { class: 'sr-only' }, c.unread === 1 ? ' unread message' : ' unread messages') : null)));
+}
+
+// renderListPane fills the list pane: the notices, and the rows in place.
+function renderListPane(d, { chats, unsent }) {
+  const key = JSON.stringify([resetNotice, linkedNotice, offerRecovery]);
+  if (key !== d.noticeKey) {
+    d.noticeKey = key;
+    const linkedBox = linkedNotice && !resetNotice ? el('section', { class: 'card notice-card', id: 'linked-notice', role: 'status' },
+      el('p', {}, 'This device is linked to your account: you can read and send messages here. Older messages stay on your other devices.'),
+      el('button', { type: 'button', onclick: () => { linkedNotice = false; route(); } }, 'Dismiss')) : null;
+    const resetBox = resetNotice ? el('section', { class: 'card notice-card', id: 'reset-notice', role: 'status' },
+      el('p', {}, 'Your account key was reset: this is now your only device, and your contacts will see that your key changed. Older messages are gone.'),
+      el('p', {}, 'Create a recovery key now, so that losing this browser does not lose the account: ', el('a', { href: '#/settings', id: 'reset-settings' }, 'open Settings'), '.'),
+      el('button', { type: 'button', onclick: () => { resetNotice = false; route(); } }, 'Dismiss')) : null;
+    d.notices.replaceChildren(...[resetBox, linkedBox, recoveryOffer()].filter(Boolean));
   }
-  const linkedBox = linkedNotice ? el('section', { class: 'card', id: 'linked-notice', role: 'status' },
-    el('p', {}, 'This device is linked to your account: you can read and send messages here. Older messages stay on your other devices.'),
-    el('button', { type: 'button', onclick: () => { linkedNotice = false; chatsScreen(); } }, 'Dismiss')) : null;
-  const resetBox = resetNotice ? el('section', { class: 'card', id: 'reset-notice', role: 'status' },
-    el('p', {}, 'Your account key was reset: this is now your only device, and your contacts will see that your key changed. Older messages are gone.'),
-    el('p', {}, 'Create a recovery key now, so that losing this browser does not lose the account: ', el('a', { href: '#/settings', id: 'reset-settings' }, 'open Settings'), '.'),
-    el('button', { type: 'button', onclick: () => { resetNotice = false; chatsScreen(); } }, 'Dismiss')) : null;
-  show(gen, resetBox, resetNotice ? null : linkedBox, recoveryOffer() || '', el('section', { class: 'card' }, form, err),
-    el('section', { class: 'card' }, el('h2', {}, 'Chats'), chats.length ? list : el('p', { class: 'muted', id: 'no-chats' }, 'No chats yet. Write to someone by their username.')));
+  const today = time.day(Date.now());
+  placeRows(d.list, chats.map((c) => ({
+    key: c.username,
+    sig: JSON.stringify([c.lastTs, c.preview, c.lastOut, c.unread, unsent[c.username], c.username === openChatName, today]),
+    make: () => chatItem(c, unsent[c.username]),
+  })));
+  d.list.hidden = !chats.length;
+  d.empty.hidden = !!chats.length;
+  if (focusNewChat) {
+    focusNewChat = false;
+    d.input.focus();
+  }
+}
+
+async function chatsScreen() {
+  const gen = ++renderGen;
+  const data = await chatListData();
+  if (gen !== renderGen) return;
+  const d = splitView();
+  d.split.dataset.open = 'list';
+  renderListPane(d, data);
+  if (!d.chatPane.querySelector('.chat-empty')) {
+    chatDom = null;
+    d.chatPane.replaceChildren(el('div', { class: 'chat-empty' }, el('p', {}, 'Choose a chat, or start a new one with a username.')));
+  }
 }
 
 // bodyText is what a bubble says. A message waiting to decrypt says what
@@ -327,7 +485,7 @@ function waitText(until) {
 let ticker = null;
 
 function tick() {
-  const waits = view.querySelectorAll('.msg .wait');
+  const waits = view.querySelectorAll('.msg .wait[data-until]');
   const list = chatDom && view.contains(chatDom.list) ? chatDom.list : null;
   const atBottom = list && list.scrollHeight - list.scrollTop - list.clientHeight < 40;
   for (const w of waits) w.textContent = waitText(Number(w.dataset.until));
@@ -375,7 +533,7 @@ function quoteOf(id, byId) {
 // took it), delivered (a device of the other person stored it), read (they
 // saw it; only when this device shows read receipts).
 function tickOf(m, showRead) {
-  if (m.status === 'pending') return m.error && m.error.code === 'rate_limited' && m.error.until ? 'waiting' : 'sending…';
+  if (m.status === 'pending') return m.error ? 'waiting to send' : 'sending…';
   if (m.status === 'failed') return 'not sent';
   if (m.status !== 'sent') return '';
   if (m.chat === m.from) return 'sent';
@@ -388,6 +546,9 @@ const tickMarks = { sent: '✓ ', delivered: '✓✓ ', read: '✓✓ ' };
 function messageNode(m, ctx) {
   const cls = ['msg', m.dir, m.status === 'failed' ? 'failed' : '', m.undecryptable ? 'undecryptable' : '', m.waiting ? 'waiting' : '', m.deleted ? 'deleted' : '', m.unknown ? 'unknown' : ''].filter(Boolean).join(' ');
   const waiting = m.status === 'pending' && m.error && m.error.code === 'rate_limited' && m.error.until;
+  // A message that waits for the relay says so once, in the ink colour:
+  // never "sending…" next to a red error.
+  const held = m.status === 'pending' && m.error && !waiting;
   const shownTick = m.dir === 'out' ? tickOf(m, ctx.showRead) : '';
   const node = el('li', { class: cls, 'data-id': m.id, 'data-status': m.status, 'data-tick': shownTick || null, tabindex: '-1' });
   if (m.replyTo && !m.deleted) {
@@ -399,13 +560,15 @@ function messageNode(m, ctx) {
   }
   node.append(el('span', { class: 'text' }, m.deleted ? 'This message was deleted' : bodyText(m)));
   const edited = !m.deleted && (m.edited || m.pending.some((r) => r.kind === 'edit'));
-  node.append(el('span', { class: 'meta' }, fmtTime(m.ts),
+  node.append(el('span', { class: 'meta' }, el('time', { datetime: new Date(m.ts).toISOString(), title: time.full(m.ts) }, time.clock(m.ts)),
     edited ? el('span', { class: 'edited' }, ' · edited') : null,
     shownTick ? ' · ' : '', shownTick ? el('span', { class: 'status' }, tickMarks[shownTick] ? el('span', { 'aria-hidden': 'true' }, tickMarks[shownTick]) : null, shownTick) : null));
   if (waiting) {
     // role=timer: read on request, not announced every second.
     node.append(el('span', { class: 'wait', role: 'timer', 'data-until': m.error.until }, waitText(m.error.until)));
     if (!ticker) ticker = setInterval(tick, 1000);
+  } else if (held) {
+    node.append(el('span', { class: 'wait' }, m.error.text));
   } else if (m.error && m.status !== 'sent') {
     const text = m.error.code === 'device_forbidden' ? 'Not sent: this browser was removed from your account.' : m.error.text;
     node.append(el('span', { class: 'error', role: 'alert' }, text));
@@ -538,24 +701,25 @@ async function deleteMine(m) {
   if (ok) await sync.deleteForMe(m.id);
 }
 
-// chatRows returns the rows of a chat in the chat's order, each with a key
-// and a signature of what it shows.
+// chatRows returns the rows of a chat in the chat's order, each with a key,
+// a signature of what it shows and, for a message, the message.
 function chatRows(shown, ctx) {
   const rows = [];
   let day = '';
+  const now = Date.now();
   for (const m of shown) {
-    const d = fmtDay(m.ts);
+    const d = time.day(m.ts, now);
     if (d !== day) {
       day = d;
-      rows.push({ key: 'day:' + d, sig: '', make: () => el('li', { class: 'day-sep', role: 'separator' }, d) });
+      rows.push({ key: 'day:' + d, sig: '', make: () => el('li', { class: 'day-sep' }, d) });
     }
-    if (m.id === newDividerAt) rows.push({ key: 'new', sig: '', make: () => el('li', { class: 'new-divider', role: 'separator' }, 'New messages') });
+    if (m.id === newDividerAt) rows.push({ key: 'new', sig: '', make: () => el('li', { class: 'new-divider', id: 'new-divider' }, 'New messages') });
     const quote = m.replyTo ? quoteOf(m.replyTo, ctx.byId) : null;
     const sig = JSON.stringify([m.text, m.ts, m.status, m.error, m.undecryptable, m.waiting, m.status === 'failed' && revoked(), m.deleted, m.edited, m.reactions, m.tick, ctx.showRead, quote,
       m.pending.map((r) => [r.id, r.status, r.error])]);
-    rows.push({ key: 'msg:' + m.id, sig, make: () => messageNode(m, ctx) });
+    rows.push({ key: 'msg:' + m.id, msg: m, sig, make: () => messageNode(m, ctx) });
   }
-  if (!shown.length) rows.push({ key: 'empty', sig: '', make: () => el('li', { class: 'muted' }, 'No messages yet.') });
+  if (!shown.length) rows.push({ key: 'empty', sig: '', make: () => el('li', { class: 'muted empty' }, 'No messages yet.') });
   return rows;
 }
 
@@ -564,7 +728,8 @@ const rowInfo = new WeakMap();
 
 // placeRows makes list show rows, in place: a row keeps its node while what
 // it shows is unchanged, is rebuilt alone when it changed, and is moved
-// when its place in the order changed. Nothing else is touched.
+// when its place in the order changed. Nothing else is touched. It returns
+// the rows whose key was not on the list before.
 function placeRows(list, rows) {
   const old = new Map();
   for (const n of list.children) {
@@ -572,23 +737,32 @@ function placeRows(list, rows) {
     if (info) old.set(info.key, n);
   }
   const seen = new Set();
+  const added = [];
   let i = 0;
   for (const r of rows) {
     if (seen.has(r.key)) continue;
     seen.add(r.key);
     let n = old.get(r.key);
     old.delete(r.key);
+    if (!n) added.push(r);
     if (!n || rowInfo.get(n).sig !== r.sig) {
       const fresh = r.make();
       rowInfo.set(fresh, { key: r.key, sig: r.sig });
+      // Focus inside a rebuilt row stays on the row's like of it.
+      const focused = n && n.contains(document.activeElement) ? document.activeElement.className : null;
       if (n) n.replaceWith(fresh);
       n = fresh;
+      if (focused) {
+        const again = n.querySelector('.' + focused.split(' ')[0]);
+        if (again) again.focus();
+      }
     }
     if (list.children[i] !== n) list.insertBefore(n, list.children[i] || null);
     i++;
   }
   for (const n of old.values()) n.remove();
   while (list.children.length > i) list.lastElementChild.remove();
+  return added;
 }
 
 // chatDom holds the open chat's live parts, so that updates change the
@@ -616,6 +790,103 @@ function renderComposer() {
   chatDom.sendBtn.disabled = off;
   chatDom.note.hidden = !off;
   chatDom.note.textContent = off ? 'This browser was removed from your account, so it can no longer send or receive messages. To use it again, log out, then log in: it is added as a new device.' : '';
+}
+
+// nearBottom: the newest messages are in view, so new ones keep them in
+// view; scrolled further up, they wait behind the "New messages" button.
+function nearBottom(list) {
+  return list.scrollHeight - list.scrollTop - list.clientHeight < 40;
+}
+
+function toBottom() {
+  chatDom.list.scrollTop = chatDom.list.scrollHeight;
+  chatDom.unseen = 0;
+  renderJump();
+}
+
+// renderJump shows the "New messages ↓" button while messages that
+// arrived are below the visible part of the chat.
+function renderJump() {
+  const { jump, unseen } = chatDom;
+  jump.hidden = !unseen;
+  jump.querySelector('.count').textContent = String(unseen);
+}
+
+// announce reads new incoming messages out through the live region, and
+// nothing else: the list itself is not live, so an update never reads
+// the whole chat again.
+function announce(msgs) {
+  const box = document.getElementById('announce');
+  if (!box || !msgs.length) return;
+  box.textContent = msgs.map((m) => `${chatName(m.chat)}: ${bodyText(m)}`).join('\n');
+}
+
+// infoPanel fills the chat-info panel: the safety code to compare, and
+// whether this device marked it verified. Notes to self has none.
+function infoPanel(username, ch) {
+  const d = chatDom;
+  const self = username === sync.me();
+  const hadFocus = d.info.contains(document.activeElement) ? document.activeElement.id : null;
+  const close = el('button', { type: 'button', id: 'chat-info-close', class: 'close-btn', 'aria-label': 'Close chat info', onclick: () => toggleInfo(false) }, 'Close');
+  const head = el('div', { class: 'info-head' }, el('h3', { id: 'chat-info-title' }, self ? 'Notes to self' : 'Chat info'), close);
+  if (self) {
+    d.info.replaceChildren(head, el('p', {}, 'What you write here goes to your own devices only. There is no one to compare a safety code with.'));
+  } else {
+    const verified = !!(ch && ch.verified);
+    const known = !!(ch && ch.publicKey);
+    const code = el('p', { id: 'safety-code', class: 'code' }, d.code || (known ? '' : 'Unknown yet'));
+    const state = verified
+      ? el('p', { id: 'verified-state', class: 'verified-state' }, '✓ You marked this safety code as verified on this device.')
+      : el('p', { id: 'verified-state', class: 'muted' }, 'Not verified yet.');
+    const btn = known ? el('button', {
+      type: 'button', id: 'verify-btn', class: verified ? '' : 'primary',
+      onclick: () => sync.setVerified(username, !verified),
+    }, verified ? 'Remove verification' : 'Mark as verified') : null;
+    d.info.replaceChildren(head,
+      el('p', { class: 'info-name' }, username),
+      el('h4', {}, 'Safety code'), code,
+      el('p', { class: 'muted' }, 'Compare these digits with ', username, ' in person or on a call. If both of you see the same digits, nobody is in the middle.'),
+      state, btn);
+  }
+  if (hadFocus) {
+    const again = document.getElementById(hadFocus);
+    if (again) again.focus();
+  }
+}
+
+// toggleInfo opens or closes the chat-info panel. It opens with focus on
+// its first button; closing gives focus back to the button that opens it.
+async function toggleInfo(open) {
+  const d = chatDom;
+  if (!d) return;
+  d.info.hidden = !open;
+  d.infoBtn.setAttribute('aria-expanded', String(open));
+  if (!open) {
+    d.infoBtn.focus();
+    return;
+  }
+  const btn = d.info.querySelector('#verify-btn') || d.info.querySelector('#chat-info-close');
+  if (btn) btn.focus();
+  if (d.username !== sync.me()) {
+    const code = await sync.safetyCode(d.username);
+    if (chatDom !== d) return;
+    d.code = code;
+    const slot = document.getElementById('safety-code');
+    if (slot) slot.textContent = code || 'Unknown yet';
+  }
+}
+
+// Esc closes the chat-info panel, unless a dialog is open: Esc is the
+// dialog's then.
+document.addEventListener('keydown', (e) => {
+  if (e.key !== 'Escape' || !chatDom || chatDom.info.hidden || document.querySelector('dialog[open]')) return;
+  e.preventDefault();
+  toggleInfo(false);
+});
+
+// renderChatHead shows the verified mark beside the chat's name.
+function renderChatHead(username, ch) {
+  chatDom.badge.hidden = !(ch && ch.verified) || username === sync.me();
 }
 
 // lastOwnOf is the last message this account sent that can be edited.
@@ -666,6 +937,8 @@ async function chatScreen(username, opening) {
   const msgs = await store.getMessages(username);
   const outRecs = await store.outgoingRecords(username);
   const showRead = await sync.readReceipts();
+  const listData = await chatListData();
+  if (gen !== renderGen) return;
   const me = sync.me();
   const { list: shownList, byId } = shownMessages(msgs, outRecs, me);
   const ctx = { me, byId, showRead, reply: (m) => composeMode({ kind: 'reply', m }), edit: (m) => composeMode({ kind: 'edit', m }) };
@@ -674,21 +947,48 @@ async function chatScreen(username, opening) {
     `${username}'s key has changed. This happens when they create a new account key — or when someone is in the middle. Compare the safety code with ${username} in person or on a call before you trust new messages.`, ' ',
     el('button', { type: 'button', onclick: () => sync.acceptKey(username) }, 'I compared the code')) : '';
 
+  const d = splitView();
+  d.split.dataset.open = 'chat';
+  renderListPane(d, listData);
+
   if (!opening && chatDom && chatDom.username === username && view.contains(chatDom.list)) {
-    if (gen !== renderGen) return;
-    const atBottom = chatDom.list.scrollHeight - chatDom.list.scrollTop - chatDom.list.clientHeight < 40;
-    placeRows(chatDom.list, rows);
+    const list = chatDom.list;
+    const atBottom = nearBottom(list);
+    const added = placeRows(list, rows).filter((r) => r.msg);
     chatDom.lastOwn = lastOwnOf(shownList, me);
     chatDom.warning.replaceChildren(warning);
-    if (atBottom) chatDom.list.scrollTop = chatDom.list.scrollHeight;
+    const newIn = added.filter((r) => r.msg.dir === 'in').map((r) => r.msg);
+    const sentHere = added.some((r) => r.msg.dir === 'out' && chatDom.sending);
+    if (sentHere) chatDom.sending = false;
+    announce(newIn);
+    if (atBottom || sentHere) toBottom();
+    else if (newIn.length) {
+      chatDom.unseen += newIn.length;
+      renderJump();
+    }
+    if (ch && JSON.stringify([ch.verified, !!ch.publicKey]) !== chatDom.infoSig) {
+      chatDom.infoSig = JSON.stringify([ch.verified, !!ch.publicKey]);
+      if (!ch.verified) chatDom.code = null; // a new key has a new code
+      infoPanel(username, ch);
+      if (!chatDom.info.hidden) toggleInfo(true);
+    }
+    renderChatHead(username, ch);
     renderComposer();
     return;
   }
 
-  const list = el('ol', { class: 'messages plain', id: 'messages', 'aria-label': 'Messages', 'aria-live': 'polite' });
+  const list = el('ol', { class: 'messages plain', id: 'messages', 'aria-label': 'Messages', tabindex: '0' });
   placeRows(list, rows);
-  const warningSlot = el('div', {}, warning);
-  const text = el('textarea', { id: 'composer', 'data-chat': username, 'aria-label': `Message to ${username}`, placeholder: 'Write a message — Enter sends, Shift+Enter for a new line, ↑ edits your last', rows: 2, maxlength: 16000 });
+  const jump = el('button', { type: 'button', id: 'jump-new', class: 'jump-new', hidden: true, onclick: () => toBottom() },
+    'New messages ', el('span', { class: 'count' }), ' ↓');
+  list.addEventListener('scroll', () => {
+    if (chatDom && chatDom.unseen && nearBottom(list)) {
+      chatDom.unseen = 0;
+      renderJump();
+    }
+  });
+  const warningSlot = el('div', { class: 'warning-slot' }, warning);
+  const text = el('textarea', { id: 'composer', 'data-chat': username, 'aria-label': `Message to ${chatName(username)}`, placeholder: 'Write a message', rows: 1, maxlength: 16000, enterkeyhint: 'send', 'aria-describedby': 'composer-hint composer-note' });
   const sendIt = async () => {
     const t = text.value.trim();
     if (revoked()) return;
@@ -709,51 +1009,77 @@ async function chatScreen(username, opening) {
     if (!t) return;
     text.value = '';
     composeMode(null);
+    if (chatDom) chatDom.sending = true;
     await sync.sendText(username, t, mode && mode.kind === 'reply' ? mode.m.id : null);
     text.focus();
   };
+  // Enter sends and Shift+Enter makes a new line, whatever the input
+  // method: a keyboard's Enter arrives as a keydown, an on-screen
+  // keyboard's often only as a line break to insert (beforeinput); an
+  // Enter that ends a composition (IME) only confirms the word.
+  let newline = false;
   text.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
-      e.preventDefault();
-      sendIt();
-    } else if (e.key === 'Escape' && chatDom && chatDom.mode) {
+    if (e.key === 'Escape' && chatDom && chatDom.mode) {
       e.preventDefault();
       if (chatDom.mode.kind === 'edit') text.value = '';
       composeMode(null);
-    } else if (e.key === 'ArrowUp' && !text.value.trim() && !e.isComposing) {
+      return;
+    }
+    if (e.key === 'ArrowUp' && !text.value.trim() && !e.isComposing) {
       // Up in an empty composer edits the last message this account sent.
       const last = chatDom && chatDom.lastOwn;
       if (last) {
         e.preventDefault();
         composeMode({ kind: 'edit', m: last });
       }
+      return;
     }
+    if (e.key !== 'Enter' || e.isComposing || e.keyCode === 229) return;
+    if (e.shiftKey) {
+      newline = true;
+      return;
+    }
+    e.preventDefault();
+    sendIt();
   });
-  const modeBar = el('div', { id: 'compose-mode', class: 'compose-mode', hidden: true });
+  text.addEventListener('beforeinput', (e) => {
+    if (e.inputType !== 'insertLineBreak' && e.inputType !== 'insertParagraph') return;
+    if (newline || e.isComposing) {
+      newline = false;
+      return;
+    }
+    e.preventDefault();
+    sendIt();
+  });
   const sendBtn = el('button', { type: 'button', id: 'send-btn', class: 'primary', onclick: sendIt }, 'Send');
+  const modeBar = el('div', { id: 'compose-mode', class: 'compose-mode', hidden: true });
   const note = el('p', { id: 'composer-note', class: 'warning', role: 'status', hidden: true });
-  text.setAttribute('aria-describedby', 'composer-note');
-  const safety = el('p', { id: 'safety-code', class: 'code', hidden: true });
-  const safetyBtn = el('button', {
-    type: 'button', id: 'safety-btn', 'aria-controls': 'safety-code',
-    onclick: async () => {
-      safety.textContent = (await sync.safetyCode(username)) || 'Unknown yet';
-      safety.hidden = !safety.hidden;
-    },
-  }, 'Safety code');
-  const shown = show(gen, el('section', { class: 'card' },
+  const info = el('section', { id: 'chat-info', class: 'chat-info', hidden: true, 'aria-labelledby': 'chat-info-title' });
+  const infoBtn = el('button', {
+    type: 'button', id: 'safety-btn', class: 'info-btn', 'aria-controls': 'chat-info', 'aria-expanded': 'false',
+    onclick: () => toggleInfo(info.hidden),
+  }, username === sync.me() ? 'Info' : 'Safety code');
+  const badge = el('span', { class: 'badge verified-badge', id: 'verified-badge', hidden: true, title: 'You compared the safety code of this chat' }, '✓ Verified');
+  const name = chatName(username);
+  const section = el('section', { class: 'chat', 'aria-labelledby': 'chat-title', 'data-chat': username },
     el('div', { class: 'chat-head' },
-      el('a', { href: '#/chats' }, '← Chats'),
-      el('h2', { id: 'chat-title' }, username === sync.me() ? 'Notes to self' : username),
-      safetyBtn),
-    el('p', { class: 'muted' }, 'Compare the safety code with ', username, ' out of band: if both of you see the same digits, nobody is in the middle.'),
-    safety, warningSlot, el('p', { id: 'chat-error', class: 'error', role: 'alert' }), list, note, modeBar,
-    el('div', { class: 'composer' }, text, sendBtn)));
-  if (!shown) return;
-  chatDom = { username, list, warning: warningSlot, text, sendBtn, note, modeBar, mode: null, lastOwn: lastOwnOf(shownList, me) };
+      el('a', { href: '#/chats', class: 'chat-back', 'aria-label': 'Back to chats' }, '←'),
+      el('h2', { id: 'chat-title', title: name }, name),
+      badge, infoBtn),
+    info, warningSlot, el('p', { id: 'chat-error', class: 'error', role: 'alert' }),
+    el('div', { class: 'messages-wrap' }, list, jump), note, modeBar,
+    el('div', { class: 'composer' }, text, sendBtn),
+    el('p', { id: 'composer-hint', class: 'sr-only' }, 'Enter sends, Shift+Enter makes a new line, the up arrow in an empty composer edits your last message.'));
+  d.chatPane.replaceChildren(section);
+  chatDom = { username, list, warning: warningSlot, text, sendBtn, note, info, infoBtn, badge, jump, modeBar, mode: null, lastOwn: lastOwnOf(shownList, me), unseen: 0, sending: false, code: null, infoSig: JSON.stringify([ch && ch.verified, !!(ch && ch.publicKey)]) };
+  infoPanel(username, ch);
+  renderChatHead(username, ch);
   renderComposer();
-  list.scrollTop = list.scrollHeight;
-  text.focus();
+  // Opening lands at the first unread message, else at the newest.
+  const divider = list.querySelector('.new-divider');
+  if (divider) list.scrollTop = divider.offsetTop - 8;
+  else list.scrollTop = list.scrollHeight;
+  text.focus({ preventScroll: true });
 }
 
 // ---- dialogs ----
@@ -899,6 +1225,7 @@ async function receiptsSection() {
     el('p', { id: 'read-receipts-hint', class: 'muted' }, 'When this is off, people you write to do not see when you read their messages, and you do not see when they read yours. Delivery ticks stay. This setting is kept on this device.'));
 }
 
+
 // recoveryKeyCard shows a new recovery key once, with Copy and Download,
 // and asks for its last group back before it goes away.
 function recoveryKeyCard(text) {
@@ -1007,9 +1334,13 @@ async function pollDevices() {
   let list;
   try {
     list = await api.devices();
-  } catch {
-    return; // the connection bar says what is wrong; the next poll tries again
+  } catch (e) {
+    // The next poll tries again; the open Devices screen says meanwhile
+    // that what it lists may be old.
+    renderDevicesOffline(e.code === 'network');
+    return;
   }
+  renderDevicesOffline(false);
   if (!sync.me()) return;
   if (!linkReported) {
     try {
@@ -1024,6 +1355,15 @@ async function pollDevices() {
   deviceSig = sig;
   // The open Devices screen follows, unless the person is renaming.
   if (current && current.name === 'devices' && !document.querySelector('#device-list .rename-form') && !document.querySelector('#rotate[open]')) devicesScreen(list);
+}
+
+// renderDevicesOffline marks the Devices screen while the relay cannot
+// be reached: the list shown is the last one known.
+function renderDevicesOffline(offline) {
+  const slot = document.getElementById('devices-stale');
+  if (!slot) return;
+  slot.hidden = !offline;
+  slot.textContent = offline ? 'You are offline: this list is the last one known and may be out of date. It updates by itself when the connection is back.' : '';
 }
 
 function startDevicePoll() {
@@ -1072,7 +1412,15 @@ async function devicesScreen(known) {
     try {
       devices = await api.devices();
     } catch (e) {
-      show(gen, el('p', { class: 'error', role: 'alert' }, 'Could not load your devices: ' + e.message + ' Try again in a moment.'));
+      // Offline, or the relay refused: say which, and try again by
+      // itself while the screen is open.
+      const text = e.code === 'network'
+        ? 'You are offline: the relay cannot be reached, so your devices cannot be listed. This screen loads by itself when the connection is back.'
+        : 'Could not load your devices: ' + e.message + ' This screen tries again by itself.';
+      show(gen, el('section', { class: 'card' }, el('h2', {}, 'Devices'), el('p', { class: e.code === 'network' ? 'warning' : 'error', id: 'devices-offline', role: 'status' }, text)));
+      setTimeout(() => {
+        if (gen === renderGen && current && current.name === 'devices') devicesScreen();
+      }, devicePollMs);
       return;
     }
   }
@@ -1142,6 +1490,7 @@ async function devicesScreen(known) {
       actions, msg));
   }
   show(gen, el('section', { class: 'card' }, el('h2', {}, 'Devices'),
+    el('p', { class: 'warning', id: 'devices-stale', role: 'status', hidden: true }),
     el('p', { class: 'muted' }, 'Approve a new device only if it shows exactly the same code as here. Approving sends it your account key. This list updates by itself.'),
     list), sync.isLinked() ? rotateSection(devices.filter((d) => d.id !== mine.id)) : null);
 }
@@ -1210,11 +1559,31 @@ function rotateSection(others) {
 
 // ---- routing ----
 
+// markScreen tells the page's layout (body[data-screen]) and the main
+// navigation (aria-current) which screen is shown.
+function markScreen(name) {
+  document.body.dataset.screen = name;
+  const at = { chats: 'nav-chats', chat: 'nav-chats', devices: 'nav-devices', settings: 'nav-settings' }[name];
+  for (const a of nav.querySelectorAll('a')) {
+    if (a.id === at) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+}
+
 async function route() {
-  if (!sync.me()) return authScreen();
+  if (!sync.me()) {
+    markScreen('auth');
+    return authScreen();
+  }
   nav.hidden = false;
-  document.getElementById('whoami').textContent = sync.me();
-  if (!sync.isLinked()) return waitingScreen();
+  meBox.hidden = false;
+  const who = document.getElementById('whoami');
+  who.textContent = sync.me();
+  who.title = sync.me();
+  if (!sync.isLinked()) {
+    markScreen('waiting');
+    return waitingScreen();
+  }
   if (shownWaiting) {
     shownWaiting = false;
     linkedNotice = true;
@@ -1229,6 +1598,7 @@ async function route() {
   if (m) {
     const opening = !current || current.name !== 'chat' || current.arg !== m[1];
     current = { name: 'chat', arg: m[1] };
+    markScreen('chat');
     openChatName = m[1];
     if (opening) {
       await chatScreen(m[1], true);
@@ -1245,13 +1615,16 @@ async function route() {
   openChatName = null;
   if (h === '#/devices') {
     current = { name: 'devices' };
+    markScreen('devices');
     return devicesScreen();
   }
   if (h === '#/settings') {
     current = { name: 'settings' };
+    markScreen('settings');
     return settingsScreen();
   }
   current = { name: 'chats' };
+  markScreen('chats');
   return chatsScreen();
 }
 
@@ -1268,6 +1641,7 @@ function startSession() {
 // the profile. Nothing decrypted stays on the page.
 function loggedOut() {
   nav.hidden = true;
+  meBox.hidden = true;
   offerRecovery = false;
   stopDevicePoll();
   shownWaiting = false;
@@ -1277,6 +1651,9 @@ function loggedOut() {
   current = null;
   openChatName = null;
   chatDom = null;
+  listDom = null;
+  document.title = 'relay';
+  markScreen('auth');
   renderBar();
   renderPurge();
   authScreen();
@@ -1300,13 +1677,16 @@ sync.subscribe(async (ev) => {
   }
   if (ev.type === 'changed') {
     if (!current) return;
-    if (current.name === 'chat' && ev.chats.includes(current.arg)) {
+    if (current.name === 'chat') {
       const chat = current.arg;
-      if (document.visibilityState === 'visible') await sync.markRead(chat);
-      // The person may have left the chat while markRead ran.
+      if (ev.chats.includes(chat) && document.visibilityState === 'visible') await sync.markRead(chat);
+      // The person may have left the chat while markRead ran. The list
+      // beside the chat follows the other chats' changes too.
       if (current.name === 'chat' && current.arg === chat) chatScreen(chat, false);
     } else if (current.name === 'chats') {
       chatsScreen();
+    } else {
+      store.getChats().then(renderTitle);
     }
   }
 });
@@ -1320,5 +1700,8 @@ document.getElementById('logout').addEventListener('click', () => leave('logout'
 
 (async () => {
   if (await sync.load()) startSession();
-  else authScreen();
+  else {
+    markScreen('auth');
+    authScreen();
+  }
 })();

@@ -49,3 +49,10 @@ export async function safetyCode(username) {
   const me = account.current();
   return c.safetyCode(me.username, me.publicKey, username, pub);
 }
+
+// setVerified records on this device that the person compared the
+// chat's safety code (on), or takes it back. A key change clears it.
+export async function setVerified(username, on) {
+  await store.setVerified(username, on);
+  notify({ type: 'changed', chats: [username] });
+}

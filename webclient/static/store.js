@@ -14,8 +14,11 @@
 //              sealed envelope in base64: of an outgoing message until its
 //              202, of a received one that is waiting to decrypt or
 //              undecryptable, for good.
-//   chats     {username, lastTs, preview, unread, read, publicKey,
-//              keyChanged}; read is the read position {sort, id, v}
+//   chats     {username, lastTs, preview, lastOut, unread, read,
+//              publicKey, keyChanged, verified}; read is the read position
+//              {sort, id, v}; lastOut: the preview is of a message sent
+//              from the account; verified: the person marked the safety
+//              code of publicKey as compared, on this device
 //   meta 'reads' {chat: {chat, upTo, sort, v}}: read records not yet
 //              accepted by the relay, the newest position of each chat
 //   meta 'receipts' {chat: {delivered: [ids], read: [ids]}}: receipts to
@@ -204,6 +207,40 @@ export async function getMessage(id) {
   return req(t.objectStore('messages').get(id));
 }
 
+// unsentByChat tells, for each chat with outgoing messages not accepted
+// by the relay, whether one of them failed ('failed') or they only wait
+// ('pending').
+export async function unsentByChat() {
+  const t = await tx(['messages']);
+  const all = await req(t.objectStore('messages').getAll());
+  const out = {};
+  for (const m of all) {
+    if (m.dir !== 'out' || (m.status !== 'pending' && m.status !== 'failed')) continue;
+    if (out[m.chat] !== 'failed') out[m.chat] = m.status;
+  }
+  return out;
+}
+
+// hadAccount reports whether this browser profile ever held an account,
+// so that the first screen offers Log in rather than Create account. The
+// flag is in localStorage, outside the database a logout deletes, and
+// holds no name: only that there was one.
+const hadAccountKey = 'relay.hadAccount';
+
+export function hadAccount() {
+  try {
+    return localStorage.getItem(hadAccountKey) === '1';
+  } catch {
+    return false; // storage refused: a newcomer's screen is the safe guess
+  }
+}
+
+function rememberAccount() {
+  try {
+    localStorage.setItem(hadAccountKey, '1');
+  } catch { /* only the first screen's choice depends on it */ }
+}
+
 // readRecordsToSend lists the read records the relay has not accepted yet.
 export async function readRecordsToSend() {
   return Object.values((await getMeta('reads')) || {});
@@ -256,11 +293,13 @@ export async function clearAll() {
 // startDevice records this profile's account and device, with a stream
 // cursor at the start.
 export function startDevice(account, device) {
+  rememberAccount();
   return putMeta([['account', account], ['device', device], ['cursor', { lastSeq: 0 }]]);
 }
 
 // setAccount records the account again: once linked, with its key.
 export function setAccount(account) {
+  rememberAccount();
   return putMeta([['account', account]]);
 }
 
@@ -346,6 +385,7 @@ function addToChat(ch, m, pub) {
   if (m.ts >= ch.lastTs) {
     ch.lastTs = m.ts;
     ch.preview = previewOf(m);
+    ch.lastOut = m.dir === 'out';
   }
   if (isUnread(m, readPosition(ch))) ch.unread = (ch.unread || 0) + 1;
 }
@@ -503,6 +543,7 @@ async function writeOutgoing(m, removeId) {
   if (at >= ch.lastTs) {
     ch.lastTs = at;
     ch.preview = m.text.slice(0, 80);
+    ch.lastOut = true;
   }
   cs.put(ch);
   await done(t);
@@ -617,7 +658,11 @@ export async function setContactKey(username, pub) {
   const cs = t.objectStore('chats');
   const ch = (await req(cs.get(username))) || newChat(username);
   const replaced = !!ch.publicKey && !sameBytes(ch.publicKey, pub);
-  if (replaced) ch.keyChanged = true;
+  // A verification was of the old key's safety code: it goes with it.
+  if (replaced) {
+    ch.keyChanged = true;
+    ch.verified = false;
+  }
   ch.publicKey = pub;
   cs.put(ch);
   await done(t);
@@ -633,6 +678,21 @@ export async function acceptContactKey(username) {
     cs.put(ch);
   }
   await done(t);
+}
+
+// setVerified records that the person compared the chat's safety code
+// (on) or takes that back (off). It is of this device only, and of the
+// key stored now: setContactKey clears it when the key changes.
+export async function setVerified(username, on) {
+  const t = await tx(['chats'], 'readwrite');
+  const cs = t.objectStore('chats');
+  const ch = await req(cs.get(username));
+  if (ch && ch.publicKey) {
+    ch.verified = !!on;
+    cs.put(ch);
+  }
+  await done(t);
+  return !!(ch && ch.publicKey);
 }
 
 // moveReadPosition sets the chat's read position to pos, recounts its

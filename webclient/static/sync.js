@@ -9,7 +9,7 @@
 //   records.js   the records of a conversation: what parses, what applies
 //   receipts.js  delivery and read receipts, batched
 //   conversation.js delete for me, and this device's chat settings
-//   contacts.js  contacts' keys and safety codes
+//   contacts.js  contacts' keys, safety codes and their verification
 // Screens read what is stored through store.js and change it only here.
 
 import * as account from './account.js';
@@ -22,7 +22,7 @@ export { connection, streaming, purgeNotice, dismissPurgeNotice } from './inbox.
 export { sendText, retry, flushOutbox, editMessage, deleteForEveryone, react, discard } from './outbox.js';
 export { deleteForMe, setReadReceipts, readReceipts } from './conversation.js';
 export { markRead, markUnread } from './readstate.js';
-export { openChat, acceptKey, safetyCode } from './contacts.js';
+export { openChat, acceptKey, safetyCode, setVerified } from './contacts.js';
 
 // start joins the election for the stream owner of this browser profile;
 // the owner opens the stream of this device.
