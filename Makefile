@@ -29,7 +29,7 @@ run: build
 test:
 	@scripts/ensure-chromium.sh
 	@url="$${RELAY_TEST_DATABASE_URL:-$$($(PG) url)}" && \
-	RELAY_TEST_DATABASE_URL="$$url" $(GO) test -race -count=1 ./...
+	RELAY_TEST_DATABASE_URL="$$url" $(GO) test -race -count=1 -timeout 30m ./...
 	@GO="$(GO)" FUZZTIME="$(TEST_FUZZTIME)" scripts/fuzz.sh
 
 ## check: gofmt, go vet, staticcheck, govulncheck, then make test
