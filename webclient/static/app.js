@@ -597,7 +597,9 @@ function messageNode(m, ctx) {
       }, r.emoji, ' ', el('span', { class: 'count' }, String(r.by.length)));
     })));
   }
-  if (!m.waiting && !(m.dir === 'out' && m.status === 'pending')) node.append(menuButton(m, ctx));
+  // In the meta line, after the time and the tick: a bubble keeps to two
+  // rows; the menu opens below them.
+  if (!m.waiting && !(m.dir === 'out' && m.status === 'pending')) node.querySelector('.meta').append(menuButton(m, ctx));
   return node;
 }
 
