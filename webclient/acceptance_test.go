@@ -222,6 +222,16 @@ func TestSeedScenario(t *testing.T) {
 	for _, tb := range all {
 		ids[tb] = tb.deviceID()
 	}
+	// Nothing else may move a seq meanwhile: no chat is open (an arriving
+	// message read in an open chat sends a read record to the account),
+	// and every read record and receipt has gone out.
+	for _, tb := range all {
+		eval[chromedp.Void](tb, `location.hash = '#/chats'`)
+		tb.waitFor("the chat list", `document.getElementById('new-chat-username') && !document.getElementById('composer')`)
+	}
+	for _, tb := range all {
+		tb.waitFor("nothing left to send", outboxSettled)
+	}
 	aTablet.do(chromedp.Navigate("about:blank"))
 	seqs := func() map[*tab]int {
 		out := map[*tab]int{}

@@ -291,6 +291,10 @@ func (tb *tab) hasMessage(text string) bool {
 // tab first: receipts are envelopes too.
 const receiptsSettled = `import('/store.js').then(s => s.receiptsToSend()).then(q => Object.keys(q).length === 0)`
 
+// outboxSettled is a condition: the tab has nothing left to send: no
+// message, record, read record or receipt.
+const outboxSettled = `import('/store.js').then(async (s) => Object.keys(await s.receiptsToSend()).length === 0 && (await s.readRecordsToSend()).length === 0 && (await s.pendingMessages()).length === 0)`
+
 // waitQueueEmpty waits until every device has ACKed everything.
 func waitQueueEmpty(t *testing.T, r *liveRelay) {
 	t.Helper()
