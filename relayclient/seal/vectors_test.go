@@ -79,6 +79,7 @@ type vectors struct {
 		Code string `json:"code"`
 	} `json:"safety"`
 	Recovery recoveryVectors `json:"recovery"`
+	Records  recordVectors   `json:"records"`
 }
 
 // recoveryVectors are those of docs/crypto.md "Recovery key". Error codes
@@ -247,6 +248,7 @@ func generate(t *testing.T) *vectors {
 		}{p[0], base64.StdEncoding.EncodeToString(pa), p[1], base64.StdEncoding.EncodeToString(pb), SafetyCode(p[0], pa, p[1], pb)})
 	}
 	v.Recovery = generateRecovery(t, alice, bob)
+	v.Records = generateRecords(t, ab, aa)
 	return v
 }
 
