@@ -24,6 +24,11 @@
 // ([WrapAccountKey], [UnwrapAccountKey]): version ‖ IV ‖ AES-256-GCM under
 // HKDF(recovery key, Salt, "relay/v1 recovery" 0 username), with the same
 // string as additional data.
+//
+// Records: the JSON inside a plaintext is a record of a conversation (a
+// message, an edit, a deletion, a reaction, a receipt, a read position).
+// [ParseRecord] reads one exactly as records.js reads it in the browser,
+// and the builders ([TextRecord] and the others) write them.
 package seal
 
 import (
