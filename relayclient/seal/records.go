@@ -7,6 +7,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -116,16 +117,9 @@ func isID(s string) bool { return idPattern.MatchString(s) }
 func isText(s string) bool {
 	n := 0
 	for _, r := range s {
-		n += utf16Len(r)
+		n += utf16.RuneLen(r) // range gives valid runes only
 	}
 	return n >= 1 && n <= MaxText
-}
-
-func utf16Len(r rune) int {
-	if r >= 0x10000 {
-		return 2
-	}
-	return 1
 }
 
 // isEmoji reports whether s has 1 to MaxEmojiBytes bytes and no C0 or C1
