@@ -9,6 +9,9 @@ import { after } from './order.js';
 export const MAX_TEXT = 16000;
 export const MAX_IDS = 100;
 export const MAX_EMOJI_BYTES = 32;
+// MAX_DEPTH bounds the nesting of a record: the record object is one
+// level, each object or array in it one more (docs/crypto.md).
+export const MAX_DEPTH = 32;
 
 // The types this client knows. A record of any other type is kept as it
 // is and read again by a newer client.
@@ -32,6 +35,18 @@ function isEmoji(s) {
   return n >= 1 && n <= MAX_EMOJI_BYTES;
 }
 
+// tooDeep reports whether value v nests more than MAX_DEPTH objects and
+// arrays, itself included.
+function tooDeep(v) {
+  const stack = [[v, 1]];
+  while (stack.length) {
+    const [x, d] = stack.pop();
+    if (d > MAX_DEPTH) return true;
+    for (const y of Object.values(x)) if (y && typeof y === 'object') stack.push([y, d + 1]);
+  }
+  return false;
+}
+
 function invalid(reason) {
   return { type: 'invalid', reason };
 }
@@ -43,7 +58,7 @@ function invalid(reason) {
 // {type: 'unknown', name} for a type this client does not know, and
 // {type: 'invalid', reason} for a known type with a missing or bad field.
 export function parseRecord(r) {
-  if (!r || typeof r !== 'object' || Array.isArray(r) || typeof r.type !== 'string') return invalid('not a record');
+  if (!r || typeof r !== 'object' || Array.isArray(r) || typeof r.type !== 'string' || tooDeep(r)) return invalid('not a record');
   switch (r.type) {
     case 'text':
       if (!isText(r.text)) return invalid('text');
