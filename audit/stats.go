@@ -21,6 +21,8 @@ type DeviceQueue struct {
 // Stats is what the relay holds at one moment: counts and sizes only.
 type Stats struct {
 	Accounts           int64
+	DisabledAccounts   int64 // accounts an operator disabled
+	HeldNames          int64 // usernames of deleted accounts held back
 	RecoveryBlobs      int64 // accounts with a recovery blob
 	Devices            int64
 	RevokedDevices     int64
@@ -39,6 +41,8 @@ func ReadStats(ctx context.Context, pool *pgxpool.Pool, now time.Time) (*Stats, 
 	s := &Stats{}
 	err := pool.QueryRow(ctx, `SELECT
 		(SELECT count(*) FROM accounts),
+		(SELECT count(*) FROM accounts WHERE disabled_at IS NOT NULL),
+		(SELECT count(*) FROM held_names),
 		(SELECT count(*) FROM accounts WHERE recovery_blob IS NOT NULL),
 		(SELECT count(*) FROM devices WHERE revoked_at IS NULL),
 		(SELECT count(*) FROM devices WHERE revoked_at IS NOT NULL),
@@ -48,7 +52,7 @@ func ReadStats(ctx context.Context, pool *pgxpool.Pool, now time.Time) (*Stats, 
 		(SELECT count(*) FROM contacts),
 		(SELECT count(*) FROM queue),
 		(SELECT coalesce(sum(octet_length(body)), 0) FROM queue)`, now).Scan(
-		&s.Accounts, &s.RecoveryBlobs, &s.Devices, &s.RevokedDevices, &s.Sessions, &s.ExpiredSessions,
+		&s.Accounts, &s.DisabledAccounts, &s.HeldNames, &s.RecoveryBlobs, &s.Devices, &s.RevokedDevices, &s.Sessions, &s.ExpiredSessions,
 		&s.IdempotencyRecords, &s.Contacts, &s.Queued, &s.QueuedBytes)
 	if err != nil {
 		return nil, err

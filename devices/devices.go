@@ -163,6 +163,16 @@ func (s *Store) CreateAccount(ctx context.Context, username, password string, pu
 			}
 			return err
 		}
+		// Checked after the insert: an insert of a name whose account is
+		// being deleted waits for that deletion on the unique index, so
+		// this read sees the name it held (ADR 0059).
+		held, err := s.heldName(ctx, tx, username)
+		if err != nil {
+			return err
+		}
+		if held {
+			return ErrUsernameHeld
+		}
 		sess, err = s.newSession(ctx, tx, id)
 		return err
 	})
@@ -174,8 +184,9 @@ func (s *Store) CreateAccount(ctx context.Context, username, password string, pu
 func (s *Store) Login(ctx context.Context, username, password string) (Account, Session, error) {
 	var acc Account
 	var stored string
-	err := s.pool.QueryRow(ctx, `SELECT id, username, public_key, password_hash FROM accounts WHERE username = $1`,
-		username).Scan(&acc.ID, &acc.Username, &acc.PublicKey, &stored)
+	var disabled bool
+	err := s.pool.QueryRow(ctx, `SELECT id, username, public_key, password_hash, disabled_at IS NOT NULL FROM accounts WHERE username = $1`,
+		username).Scan(&acc.ID, &acc.Username, &acc.PublicKey, &stored, &disabled)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return Account{}, Session{}, err
 	}
@@ -185,6 +196,11 @@ func (s *Store) Login(ctx context.Context, username, password string) (Account, 
 	}
 	if !ok || stored == "" {
 		return Account{}, Session{}, ErrBadCredentials
+	}
+	// Only after the password: the answer tells that the account is
+	// disabled to its owner, not to anyone who tries the name.
+	if disabled {
+		return Account{}, Session{}, ErrAccountDisabled
 	}
 	var sess Session
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -207,11 +223,15 @@ func (s *Store) Authenticate(ctx context.Context, token string) (Account, error)
 		return Account{}, ErrUnauthenticated
 	}
 	var acc Account
-	err := s.pool.QueryRow(ctx, `SELECT a.id, a.username, a.public_key
+	var disabled bool
+	err := s.pool.QueryRow(ctx, `SELECT a.id, a.username, a.public_key, a.disabled_at IS NOT NULL
 		FROM sessions s JOIN accounts a ON a.id = s.account_id
-		WHERE s.token_hash = $1 AND s.expires_at > $2`, hashToken(token), s.now()).Scan(&acc.ID, &acc.Username, &acc.PublicKey)
+		WHERE s.token_hash = $1 AND s.expires_at > $2`, hashToken(token), s.now()).Scan(&acc.ID, &acc.Username, &acc.PublicKey, &disabled)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Account{}, ErrUnauthenticated
+	}
+	if err == nil && disabled {
+		return Account{}, ErrAccountDisabled
 	}
 	return acc, err
 }
@@ -227,23 +247,36 @@ func (s *Store) AuthenticateDevice(ctx context.Context, token, deviceID string) 
 		return Account{}, false, ErrUnauthenticated
 	}
 	var acc Account
-	var live bool
+	var live, disabled bool
 	err := s.pool.QueryRow(ctx, `SELECT a.id, a.username, a.public_key,
-			EXISTS (SELECT 1 FROM devices d WHERE d.id = $3 AND d.account_id = a.id AND d.revoked_at IS NULL)
+			EXISTS (SELECT 1 FROM devices d WHERE d.id = $3 AND d.account_id = a.id AND d.revoked_at IS NULL),
+			a.disabled_at IS NOT NULL
 		FROM sessions s JOIN accounts a ON a.id = s.account_id
-		WHERE s.token_hash = $1 AND s.expires_at > $2`, hashToken(token), s.now(), deviceID).Scan(&acc.ID, &acc.Username, &acc.PublicKey, &live)
+		WHERE s.token_hash = $1 AND s.expires_at > $2`, hashToken(token), s.now(), deviceID).Scan(&acc.ID, &acc.Username, &acc.PublicKey, &live, &disabled)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Account{}, false, ErrUnauthenticated
+	}
+	if err == nil && disabled {
+		return Account{}, false, ErrAccountDisabled
 	}
 	return acc, live, err
 }
 
-// Lookup returns an account by username: the key directory.
+// Lookup returns an account by username: the key directory. A username
+// held after its account was deleted is ErrAccountDeleted, any other
+// unknown one ErrUnknownAccount.
 func (s *Store) Lookup(ctx context.Context, username string) (Account, error) {
 	var acc Account
 	err := s.pool.QueryRow(ctx, `SELECT id, username, public_key FROM accounts WHERE username = $1`,
 		username).Scan(&acc.ID, &acc.Username, &acc.PublicKey)
 	if errors.Is(err, pgx.ErrNoRows) {
+		held, err := s.heldName(ctx, s.pool, username)
+		if err != nil {
+			return Account{}, err
+		}
+		if held {
+			return Account{}, ErrAccountDeleted
+		}
 		return Account{}, ErrUnknownAccount
 	}
 	return acc, err
@@ -330,15 +363,17 @@ func (s *Store) OpenStream(ctx context.Context, deviceID string) (int64, error) 
 
 // StreamState is what a relay instance compares its open streams with.
 type StreamState struct {
-	Seq     int64 // the last seq handed out
-	Gen     int64 // the newest stream generation
-	Revoked bool
+	Seq      int64 // the last seq handed out
+	Gen      int64 // the newest stream generation
+	Revoked  bool
+	Disabled bool // the account is disabled
 }
 
 // StreamStates reads the state of these devices in one query. A device
 // missing from the answer does not exist.
 func (s *Store) StreamStates(ctx context.Context, deviceIDs []string) (map[string]StreamState, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, seq, stream_gen, revoked_at IS NOT NULL FROM devices WHERE id = ANY($1)`, deviceIDs)
+	rows, err := s.pool.Query(ctx, `SELECT d.id, d.seq, d.stream_gen, d.revoked_at IS NOT NULL, a.disabled_at IS NOT NULL
+		FROM devices d JOIN accounts a ON a.id = d.account_id WHERE d.id = ANY($1)`, deviceIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -347,7 +382,7 @@ func (s *Store) StreamStates(ctx context.Context, deviceIDs []string) (map[strin
 	for rows.Next() {
 		var id string
 		var st StreamState
-		if err := rows.Scan(&id, &st.Seq, &st.Gen, &st.Revoked); err != nil {
+		if err := rows.Scan(&id, &st.Seq, &st.Gen, &st.Revoked, &st.Disabled); err != nil {
 			return nil, err
 		}
 		out[id] = st

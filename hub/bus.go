@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -20,6 +21,12 @@ import (
 //	relay_wake    "<instance> <device> <device> …"  these queues grew
 //	relay_stream  "a <instance> <device> <gen>"     a stream opened
 //	              "r <instance> <device>"           a device was revoked
+//	              "e <reason> <device> <device> …"  end these streams
+//
+// An "e" notice is sent inside the transaction of the change that ends the
+// streams (NotifyEnded), so PostgreSQL delivers it on commit and never for
+// a change rolled back; it may come from a process that is no relay
+// instance (relay admin), so every instance handles it, its sender too.
 //
 // Correctness never depends on a notification arriving: the catch-up check
 // (Hub.catchUpOnce) compares every local stream with its device row at a
@@ -94,6 +101,28 @@ func (b *bus) announce(device string, gen int64) {
 // revoked tells other instances to end the device's stream.
 func (b *bus) revoked(device string) {
 	b.notice("r " + b.instance + " " + device)
+}
+
+// NotifyEnded queues, inside tx, the notice that ends these devices'
+// streams on every relay instance with reason (one of ReasonRevoked,
+// ReasonDeleted, ReasonDisabled, ReasonLoggedOut); PostgreSQL sends it
+// when tx commits. The hub of the caller's own instance is told with
+// Hub.Ended after the commit. Streams whose notice is lost end at the
+// next catch-up check, but for ReasonLoggedOut, which that check cannot
+// see: such a stream lasts until it reconnects (docs/protocol.md).
+func NotifyEnded(ctx context.Context, tx pgx.Tx, reason string, devices []string) error {
+	if !endReasons[reason] {
+		return fmt.Errorf("hub: %q is no reason to end a stream", reason)
+	}
+	for len(devices) > 0 {
+		n := min(len(devices), wakeBatch)
+		payload := "e " + reason + " " + strings.Join(devices[:n], " ")
+		if _, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", chanStream, payload); err != nil {
+			return fmt.Errorf("notifying the relay instances: %w", err)
+		}
+		devices = devices[n:]
+	}
+	return nil
 }
 
 // send delivers queued wake-ups and notices until ctx ends.
@@ -195,5 +224,8 @@ func (b *bus) handle(channel, payload string) {
 	case channel == chanStream && len(f) == 3 && f[0] == "r" && f[1] != b.instance:
 		b.received.Add(1)
 		b.hub.stop(f[2], ReasonRevoked)
+	case channel == chanStream && len(f) > 2 && f[0] == "e" && endReasons[f[1]]:
+		b.received.Add(1)
+		b.hub.Ended(f[1], f[2:])
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"relay/devices"
@@ -38,7 +39,14 @@ import (
 const (
 	ReasonReplaced = "replaced" // another stream opened for the same device
 	ReasonRevoked  = "revoked"  // the device was revoked
+	ReasonDeleted  = "deleted"  // the device's account was deleted
+	ReasonDisabled = "disabled" // an operator disabled the device's account
+	// ReasonLoggedOut: an operator ended every session of the account.
+	ReasonLoggedOut = "logged_out"
 )
+
+// endReasons are the reasons NotifyEnded carries between instances.
+var endReasons = map[string]bool{ReasonRevoked: true, ReasonDeleted: true, ReasonDisabled: true, ReasonLoggedOut: true}
 
 // States reads what the catch-up check compares each open stream with: the
 // device's last seq, its newest stream generation, whether it is revoked.
@@ -129,7 +137,7 @@ func (s *Stream) Items() <-chan []queue.Item { return s.items }
 // Done is closed when the hub ends the stream; Reason then says why.
 func (s *Stream) Done() <-chan struct{} { return s.done }
 
-// Reason is ReasonReplaced or ReasonRevoked once Done is closed.
+// Reason is one of the Reason constants once Done is closed.
 func (s *Stream) Reason() string { return s.reason }
 
 // Wrote records that every row up to seq has been written to the client.
@@ -176,6 +184,25 @@ func (h *Hub) Detach(s *Stream) {
 func (h *Hub) Revoked(device string) {
 	h.stop(device, ReasonRevoked)
 	h.bus.revoked(device)
+}
+
+// Ended ends these devices' streams here with reason, one of
+// ReasonRevoked, ReasonDeleted, ReasonDisabled and ReasonLoggedOut. Call
+// it once the change has committed; the change's transaction told the
+// other instances with NotifyEnded.
+func (h *Hub) Ended(reason string, devices []string) {
+	for _, d := range devices {
+		h.stop(d, reason)
+	}
+}
+
+// NotifyEnded is NotifyEnded from this hub, or nothing when notifications
+// are off.
+func (h *Hub) NotifyEnded(ctx context.Context, tx pgx.Tx, reason string, devices []string) error {
+	if !h.bus.enabled {
+		return nil
+	}
+	return NotifyEnded(ctx, tx, reason, devices)
 }
 
 // Committed hands the rows just committed for e to their devices' live
@@ -338,7 +365,8 @@ func (h *Hub) catchUpLoop(ctx context.Context) {
 
 // catchUpOnce compares every local stream with its device row: a stream
 // behind the device's seq is woken, a stream of an older generation is
-// replaced, a revoked device's stream is ended. One query for all local
+// replaced, a revoked device's stream is ended, and so is the stream of a
+// device whose account was deleted or disabled. One query for all local
 // streams.
 func (h *Hub) catchUpOnce(ctx context.Context) error {
 	streams := h.snapshot()
@@ -356,8 +384,14 @@ func (h *Hub) catchUpOnce(ctx context.Context) error {
 	for _, st := range streams {
 		r, ok := state[st.device]
 		switch {
-		case !ok || r.Revoked:
+		case !ok:
+			// A revoked device's row is kept for days (RevokedKeep), so a
+			// row gone under an open stream went with its account.
+			h.stop(st.device, ReasonDeleted)
+		case r.Revoked:
 			h.stop(st.device, ReasonRevoked)
+		case r.Disabled:
+			h.stop(st.device, ReasonDisabled)
 		case r.Gen > st.gen:
 			h.newer(st.device, r.Gen)
 		case r.Seq > st.sent.Load():

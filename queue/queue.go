@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -275,6 +276,10 @@ func Accept(ctx context.Context, db Querier, e *Envelope, expires, now time.Time
 	var seqs []int64
 	err = db.QueryRow(ctx, AcceptSQL, acceptArgs(e, expires, now)...).Scan(&fresh, &ids, &seqs)
 	if err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "23503" { // foreign_key_violation
+			err = fmt.Errorf("%w (%s)", ErrAccountGone, pgErr.ConstraintName)
+		}
 		return 0, false, nil, fmt.Errorf("accepting: %w", err)
 	}
 	if fresh == 1 {
@@ -320,4 +325,35 @@ func resent(ctx context.Context, db Querier, e *Envelope) (int64, error) {
 		return 0, ErrIDConflict
 	}
 	return ts, nil
+}
+
+// ErrAccountGone is an envelope whose sender or recipient account was
+// deleted after the request's checks: the idempotency record or the
+// contact rows would name an account that no longer exists.
+var ErrAccountGone = errors.New("the sender or the recipient account was deleted")
+
+// DropAccount deletes, inside tx, everything package queue holds of an
+// account being deleted: the queues of its devices, the envelopes it sent
+// that still wait in other devices' queues, its idempotency records and
+// those of envelopes sent to it. Its devices' seq counters go with their
+// rows (package devices). A contact's device whose queue loses an envelope
+// this way sees a gap in seq, which the stream protocol allows
+// (docs/protocol.md, "DELETE /api/account").
+func DropAccount(ctx context.Context, tx pgx.Tx, accountID int64, username string) error {
+	for _, q := range []struct {
+		sql, what string
+		arg       any
+	}{
+		{`DELETE FROM queue WHERE device_id IN (SELECT id FROM devices WHERE account_id = $1)`, "its queues", accountID},
+		// No index serves this: a deletion is rare, and the queue holds
+		// only what is not delivered yet.
+		{`DELETE FROM queue WHERE from_username = $1`, "what it sent", username},
+		{`DELETE FROM sent WHERE account_id = $1`, "its idempotency records", accountID},
+		{`DELETE FROM sent WHERE to_username = $1`, "the idempotency records of envelopes to it", username},
+	} {
+		if _, err := tx.Exec(ctx, q.sql, q.arg); err != nil {
+			return fmt.Errorf("deleting %s: %w", q.what, err)
+		}
+	}
+	return nil
 }

@@ -319,7 +319,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 	if errors.Is(err, devices.ErrUnknownAccount) {
 		return errUnknownRecipient
 	} else if err != nil {
-		return err
+		return err // a deleted recipient is account_deleted
 	}
 
 	qe := &queue.Envelope{
@@ -331,6 +331,14 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 	// requests in flight at the edge.
 	expires := time.UnixMilli(int64(env.ID.Time())).Add(s.cfg.Skew + time.Minute)
 	ts, dup, deliveries, err := s.committer.Accept(ctx, qe, expires, now)
+	if errors.Is(err, queue.ErrAccountGone) {
+		// The sender or the recipient was deleted after the checks above;
+		// nothing was stored. Which one decides the answer.
+		if _, serr := s.session(r); serr != nil {
+			return serr
+		}
+		return errAccountDeleted
+	}
 	if err != nil {
 		return err
 	}

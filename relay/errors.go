@@ -55,6 +55,7 @@ const (
 	codeDeviceForbidden
 	codeOriginRequired
 	codeOriginForbidden
+	codeAccountDisabled
 	codeUnknownAccount
 	codeUnknownRecipient
 	codeUnknownDevice
@@ -63,8 +64,10 @@ const (
 	codeMethodNotAllowed
 	codeRequestTimeout
 	codeUsernameTaken
+	codeUsernameHeld
 	codeTooManyDevices
 	codeIDConflict
+	codeAccountDeleted
 	codeTooLarge
 	codeTooManyAttempts
 	codeRateLimited
@@ -102,6 +105,7 @@ var codes = [numCodes]struct {
 	codeDeviceForbidden:  {"device_forbidden", http.StatusForbidden, "the X-Device id is unknown, revoked or not a device of your account"},
 	codeOriginRequired:   {"origin_required", http.StatusForbidden, "this request must carry an Origin header"},
 	codeOriginForbidden:  {"origin_forbidden", http.StatusForbidden, "requests from this Origin are not allowed"},
+	codeAccountDisabled:  {"account_disabled", http.StatusForbidden, "the relay's operator disabled this account; nothing can be sent or received until they enable it again: ask them"},
 	codeUnknownAccount:   {"unknown_account", http.StatusNotFound, "no account has this username"},
 	codeUnknownRecipient: {"unknown_recipient", http.StatusNotFound, "no account has the username in \"to\""},
 	codeUnknownDevice:    {"unknown_device", http.StatusNotFound, "your account has no live device with this id"},
@@ -110,8 +114,10 @@ var codes = [numCodes]struct {
 	codeMethodNotAllowed: {"method_not_allowed", http.StatusMethodNotAllowed, "this endpoint does not take this method"},
 	codeRequestTimeout:   {"request_timeout", http.StatusRequestTimeout, "the request body did not arrive in time; send it again"},
 	codeUsernameTaken:    {"username_taken", http.StatusConflict, "this username is already registered; choose another"},
+	codeUsernameHeld:     {"username_held", http.StatusConflict, "this username belonged to an account that was deleted, and is held back for a while so that nobody takes it over; choose another"},
 	codeTooManyDevices:   {"too_many_devices", http.StatusConflict, "this account already has the most devices allowed; revoke one it no longer uses first"},
 	codeIDConflict:       {"id_conflict", http.StatusConflict, "this envelope id was already used for a different envelope; send it with a new id"},
+	codeAccountDeleted:   {"account_deleted", http.StatusGone, "this account was deleted"},
 	codeTooLarge:         {"too_large", http.StatusRequestEntityTooLarge, "the request body is too large"},
 	codeTooManyAttempts:  {"too_many_attempts", http.StatusTooManyRequests, "too many login or registration attempts; retry later"},
 	codeRateLimited:      {"rate_limited", http.StatusTooManyRequests, "too many envelopes from this account; retry later"},
@@ -156,6 +162,9 @@ var (
 	errMethodNotAllowed = codeMethodNotAllowed.err()
 	errRequestTimeout   = codeRequestTimeout.err()
 	errUsernameTaken    = codeUsernameTaken.err()
+	errUsernameHeld     = codeUsernameHeld.err()
+	errAccountDeleted   = codeAccountDeleted.err()
+	errAccountDisabled  = codeAccountDisabled.err()
 	errIDConflict       = codeIDConflict.err()
 	errUnavailable      = codeUnavailable.err()
 	errShuttingDown     = codeShuttingDown.err()
@@ -226,6 +235,12 @@ func toAPIError(err error, requestID string) *apiError {
 		return codeBadPublicKey.errorf("%s", err.Error())
 	case errors.Is(err, devices.ErrUsernameTaken):
 		return errUsernameTaken
+	case errors.Is(err, devices.ErrUsernameHeld):
+		return errUsernameHeld
+	case errors.Is(err, devices.ErrAccountDeleted):
+		return errAccountDeleted
+	case errors.Is(err, devices.ErrAccountDisabled):
+		return errAccountDisabled
 	case errors.Is(err, devices.ErrBadCredentials):
 		return errBadCredentials
 	case errors.Is(err, devices.ErrUnauthenticated):

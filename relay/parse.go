@@ -145,3 +145,16 @@ func parseKeyReplacement(data []byte, speaker string) (devices.KeyReplacement, e
 	}
 	return devices.KeyReplacement{Speaker: speaker, PublicKey: key, Revoke: revoke, Recovery: recovery, Password: body.Password}, nil
 }
+
+// parseDeleteAccount reads DELETE /api/account's body, {"password": "…"},
+// and returns the password (docs/protocol.md, "DELETE /api/account"). A
+// body without one is a wrong password, as for PUT /api/account/key.
+func parseDeleteAccount(data []byte) (string, error) {
+	var body struct {
+		Password string `json:"password"`
+	}
+	if err := decodeJSON(data, &body); err != nil {
+		return "", err
+	}
+	return body.Password, nil
+}

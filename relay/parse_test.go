@@ -283,3 +283,30 @@ func FuzzKeyReplacement(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDeleteAccountBody: DELETE /api/account's body is refused with
+// bad_json exactly when decodeJSON refuses it; what passes gives the one
+// password the body spells, "" when it has none.
+func FuzzDeleteAccountBody(f *testing.F) {
+	for _, s := range []string{`{"password":"correct horse battery"}`, `{}`, `{"password":null}`, `{"password":5}`,
+		`{"password":"a","password":"b"}`, "{\"password\":\"\xff\"}", `[]`, `{"password":"\u0000"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		password, err := parseDeleteAccount(data)
+		var shape struct {
+			Password *string `json:"password"`
+		}
+		decodeErr := decodeJSON(data, &shape)
+		switch code := apiCode(t, err); {
+		case decodeErr != nil:
+			if code != "bad_json" {
+				t.Fatalf("%q: %q, want bad_json", data, code)
+			}
+		case code != "":
+			t.Fatalf("%q: refused with %q, but it decodes", data, code)
+		case shape.Password == nil && password != "", shape.Password != nil && password != *shape.Password:
+			t.Fatalf("%q: password %q", data, password)
+		}
+	})
+}

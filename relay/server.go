@@ -100,6 +100,9 @@ type Config struct {
 	QueueMaxBytes              int64
 	// RevokedKeep is how long a revoked device's row is kept.
 	RevokedKeep time.Duration
+	// DeletedNameHold is how long a deleted account's username is held
+	// back from new registrations (ADR 0059).
+	DeletedNameHold time.Duration
 
 	// CommitWorkers and MaxGroup size the group commit of accepted
 	// envelopes (ADR 0018).
@@ -145,6 +148,9 @@ func DefaultConfig() Config {
 		// hourly is precise enough.
 		PurgeInterval: time.Hour,
 		RevokedKeep:   30 * 24 * time.Hour,
+		// Long enough that the contacts of a deleted account see "deleted"
+		// before anyone else can take its name (ADR 0059).
+		DeletedNameHold: devices.DefaultNameHold,
 		// Chosen by make bench (ADR 0018, docs/performance.md).
 		CommitWorkers: queue.DefaultCommitWorkers,
 		MaxGroup:      queue.DefaultMaxGroup,
@@ -225,6 +231,7 @@ func New(cfg Config) (*Server, error) {
 	orDefault(&cfg.QueueMaxBytes, d.QueueMaxBytes)
 	orDefault(&cfg.PurgeInterval, d.PurgeInterval)
 	orDefault(&cfg.RevokedKeep, d.RevokedKeep)
+	orDefault(&cfg.DeletedNameHold, d.DeletedNameHold)
 	orDefault(&cfg.CommitWorkers, d.CommitWorkers)
 	orDefault(&cfg.MaxGroup, d.MaxGroup)
 	if cfg.MaxBody < 1 || cfg.MaxBody > envelope.MaxBody {
@@ -331,6 +338,7 @@ func (s *Server) routes() *httprouter.Router {
 	route(http.MethodGet, "/api/recovery", s.handle(s.getRecovery))
 	route(http.MethodDelete, "/api/recovery", s.handle(s.deleteRecovery))
 	route(http.MethodPut, "/api/account/key", s.handle(s.replaceKey))
+	route(http.MethodDelete, "/api/account", s.handle(s.deleteAccount))
 	route(http.MethodGet, "/api/contacts", s.handle(s.listContacts))
 	route(http.MethodPost, "/api/messages", s.handle(s.send))
 	route(http.MethodPost, "/api/ack", s.handle(s.ack))
@@ -486,6 +494,11 @@ func (s *Server) housekeeping(ctx context.Context) {
 		s.log.Warn("housekeeping", "err", err)
 	} else if n > 0 {
 		s.log.Info("housekeeping", "expired_sessions_deleted", n)
+	}
+	if n, err := s.accounts.PurgeHeldNames(ctx); err != nil {
+		s.log.Warn("housekeeping", "err", err)
+	} else if n > 0 {
+		s.log.Info("housekeeping", "held_names_released", n)
 	}
 	if n, err := queue.PurgeSent(ctx, s.pool, s.now()); err != nil {
 		s.log.Warn("housekeeping", "err", err)

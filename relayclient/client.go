@@ -215,6 +215,12 @@ func (c *Client) Revoke(ctx context.Context, id string) error {
 	return c.Do(ctx, http.MethodDelete, "/api/devices/"+id, nil, nil)
 }
 
+// DeleteAccount deletes the account, with its password asked again
+// (docs/protocol.md, "DELETE /api/account"). c must speak as a device.
+func (c *Client) DeleteAccount(ctx context.Context, password string) error {
+	return c.Do(ctx, http.MethodDelete, "/api/account", map[string]string{"password": password}, nil)
+}
+
 // RenameDevice gives one of the account's devices a new name.
 func (c *Client) RenameDevice(ctx context.Context, id, name string) error {
 	return c.Do(ctx, http.MethodPatch, "/api/devices/"+id, map[string]string{"name": name}, nil)

@@ -24,12 +24,13 @@ type Event struct {
 }
 
 // ErrStreamEnded is returned by Stream when the relay ended the stream for
-// good: the device was replaced by another stream or revoked.
+// good: the device was replaced by another stream or revoked, or its
+// account was deleted, disabled or logged out by the operator.
 var ErrStreamEnded = errors.New("relay ended the stream")
 
 // Stream follows c.Device's event stream and calls handle for every event,
 // in order, until ctx ends, handle returns an error, or the relay sends
-// "replaced" or "revoked". lastEventID is the seq to resume after; "" asks
+// "replaced", "revoked", "deleted", "disabled" or "logged_out". lastEventID is the seq to resume after; "" asks
 // for the whole queue.
 //
 // If the connection drops, the relay answers 5xx, or it sends "shutdown",
@@ -105,7 +106,7 @@ func (c *Client) Stream(ctx context.Context, lastEventID string, reconnect bool,
 				return
 			}
 			switch ev.Name {
-			case "replaced", "revoked":
+			case "replaced", "revoked", "deleted", "disabled", "logged_out":
 				halt(fmt.Errorf("%w: %s", ErrStreamEnded, ev.Name))
 			case "shutdown":
 				if !reconnect {

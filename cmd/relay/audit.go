@@ -134,21 +134,13 @@ func size(n int64) string {
 }
 
 func printStats(w io.Writer, s *audit.Stats) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "accounts\t%d\n", s.Accounts)
-	fmt.Fprintf(tw, "recovery blobs\t%d\n", s.RecoveryBlobs)
-	fmt.Fprintf(tw, "devices\t%d (and %d revoked)\n", s.Devices, s.RevokedDevices)
-	fmt.Fprintf(tw, "sessions\t%d (and %d expired, deleted within a minute)\n", s.Sessions, s.ExpiredSessions)
-	fmt.Fprintf(tw, "contact pairs\t%d\n", s.Contacts)
-	fmt.Fprintf(tw, "idempotency records\t%d\n", s.IdempotencyRecords)
-	fmt.Fprintf(tw, "queued envelopes\t%d (%s of ciphertext)\n", s.Queued, size(s.QueuedBytes))
-	tw.Flush()
+	printCounts(w, s)
 	if len(s.PerDevice) == 0 {
 		fmt.Fprintln(w, "no device has anything queued")
 		return
 	}
 	fmt.Fprintln(w, "\nqueued per device (oldest first):")
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "device\taccount\tqueued\tbytes\toldest")
 	for _, d := range s.PerDevice {
 		note := ""

@@ -4,6 +4,8 @@
 //	relay migrate [flags]  apply database migrations and exit
 //	relay audit [flags]    search PostgreSQL's files for plaintext, or report
 //	                       what the relay holds (--stats)
+//	relay admin COMMAND    operator controls on the database: stats, disable,
+//	                       enable, delete, sessions revoke, vacuum
 //
 // Every flag has an environment fallback; `relay --help` lists both.
 package main
@@ -40,21 +42,26 @@ func main() {
 	var err error
 	if len(os.Args) > 1 && os.Args[1] == "audit" {
 		err = runAudit(os.Args[2:], os.Stdout, os.Stderr)
+	} else if len(os.Args) > 1 && os.Args[1] == "admin" {
+		err = runAdmin(os.Args[2:], os.Stdout, os.Stderr)
 	} else {
 		err = run(os.Args[1:], os.Stdout, os.Stderr)
 	}
 	os.Exit(exitCode(err, os.Stderr))
 }
 
-// exitCode is the process's exit code for what run or runAudit returned:
-// 0 on success and after --help, 1 when the audit found plaintext, and 2
-// for any other error, which it prints (once: the flag package prints
-// nothing itself).
+// exitCode is the process's exit code for what run, runAudit or runAdmin
+// returned: 0 on success and after --help, 1 when the audit found
+// plaintext or an admin command found no such account, and 2 for any other
+// error, which it prints (once: the flag package prints nothing itself).
 func exitCode(err error, stderr io.Writer) int {
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.Is(err, errHits):
+		return 1
+	case errors.Is(err, errNoAccount):
+		fmt.Fprintln(stderr, "relay:", err)
 		return 1
 	}
 	fmt.Fprintln(stderr, "relay:", err)
@@ -91,6 +98,7 @@ type options struct {
 
 	headerTimeout, bodyTimeout, streamWriteTimeout time.Duration
 	purgeInterval, revokedKeep                     time.Duration
+	nameHold                                       time.Duration // --deleted-name-hold
 	commitWorkers, maxGroup                        int
 }
 
@@ -181,6 +189,7 @@ const serveUsage = `Usage:
   relay [flags]           serve the relay
   relay migrate [flags]   apply database migrations and exit
   relay audit --help      search for plaintext on disk, or report what the relay holds
+  relay admin --help      operator controls: stats, disable, enable, delete, sessions revoke, vacuum
 
 Every flag falls back to the environment variable named with it; a flag
 on the command line wins.
@@ -210,6 +219,7 @@ func parseFlags(cmd string, args []string, stdout io.Writer) (*options, error) {
 	bind(fs, fs.Int64Var, &o.queueBytes, "queue-max-bytes", "RELAY_QUEUE_MAX_BYTES", d.QueueMaxBytes, "ciphertext a device's queue may hold; the oldest beyond it are deleted, and the device told")
 	bind(fs, fs.DurationVar, &o.purgeInterval, "purge-interval", "RELAY_PURGE_INTERVAL", d.PurgeInterval, "how often the queue limits are applied and old revoked devices deleted")
 	bind(fs, fs.DurationVar, &o.revokedKeep, "revoked-keep", "RELAY_REVOKED_KEEP", d.RevokedKeep, "how long a revoked device's row is kept")
+	bindNameHold(fs, &o.nameHold)
 	bind(fs, fs.StringVar, &o.trusted, "trusted-proxy", "RELAY_TRUSTED_PROXIES", "", "comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client address")
 	bind(fs, fs.DurationVar, &o.pingInterval, "ping-interval", "RELAY_PING_INTERVAL", d.PingInterval, "interval of event: ping on streams")
 	bind(fs, fs.IntVar, &o.maxBody, "max-body", "RELAY_MAX_BODY", d.MaxBody, "largest decoded envelope body in bytes")
@@ -249,6 +259,7 @@ func parseFlags(cmd string, args []string, stdout io.Writer) (*options, error) {
 		// Each purge scans every queue.
 		{"--purge-interval", o.purgeInterval, time.Minute},
 		{"--revoked-keep", o.revokedKeep, time.Hour},
+		{"--deleted-name-hold", o.nameHold, minNameHold},
 	} {
 		if c.got < c.min {
 			return nil, fmt.Errorf("%s must be at least %v, not %v", c.flag, c.min, c.got)
@@ -379,7 +390,7 @@ func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger
 		RatePerMinute: o.rate, SelfRatePerMinute: o.selfRate, ReceiptRatePerMinute: o.receiptRate, PingInterval: o.pingInterval, MaxBody: o.maxBody,
 		DisableNotify: !o.notify, CatchUp: o.catchUp,
 		MaxDevices: o.maxDevices, QueueMaxAge: o.queueAge, QueueMaxBytes: o.queueBytes,
-		PurgeInterval: o.purgeInterval, RevokedKeep: o.revokedKeep,
+		PurgeInterval: o.purgeInterval, RevokedKeep: o.revokedKeep, DeletedNameHold: o.nameHold,
 		AuthPerMinute: o.authRate, AuthPerUserPerMinute: o.authUserRate, TrustedProxies: trusted,
 		HeaderTimeout: o.headerTimeout, BodyTimeout: o.bodyTimeout, StreamWriteTimeout: o.streamWriteTimeout,
 		CommitWorkers: o.commitWorkers, MaxGroup: o.maxGroup,

@@ -1,0 +1,52 @@
+package relay
+
+import (
+	"net/http"
+
+	"github.com/julienschmidt/httprouter"
+
+	"relay/deletion"
+	"relay/devices"
+	"relay/hub"
+)
+
+// DELETE /api/account: the account and everything of it go in one
+// transaction (package deletion), and every stream of it ends with event:
+// deleted, on every instance.
+func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if err := s.checkOrigin(r); err != nil {
+		return err
+	}
+	acc, _, err := s.speaker(r, false)
+	if err != nil {
+		return err
+	}
+	data, err := readBody(w, r, maxJSON)
+	if err != nil {
+		return err
+	}
+	password, err := parseDeleteAccount(data)
+	if err != nil {
+		return err
+	}
+	// A stolen session alone must not be enough to delete an account: the
+	// password is asked again, under the login throttles, as for a key
+	// replacement (ADR 0043).
+	if len(password) > devices.MaxPassword {
+		return errBadCredentials
+	}
+	if err := s.throttleAuth(r, acc.Username); err != nil {
+		return err
+	}
+	if err := s.accounts.CheckPassword(r.Context(), acc.ID, password); err != nil {
+		return err
+	}
+	d, err := deletion.Delete(r.Context(), s.pool, s.accounts, acc.Username, s.cfg.DeletedNameHold, s.hub.NotifyEnded)
+	if err != nil {
+		return err
+	}
+	s.hub.Ended(hub.ReasonDeleted, d.Devices)
+	s.clearSessionCookie(w)
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
