@@ -142,3 +142,32 @@ func TestStep4MarksLiveDevicesLinked(t *testing.T) {
 		t.Fatalf("%d accounts with a recovery blob after 0004: %v", blobs, err)
 	}
 }
+
+// TestStep5HoldsNamesAndDisables: 0005 leaves every account enabled, and
+// held_names takes one row per name hash.
+func TestStep5HoldsNamesAndDisables(t *testing.T) {
+	pool := emptyDB(t)
+	ctx := context.Background()
+	steps, _ := migrations.Steps()
+	for _, s := range steps[:4] {
+		if _, err := pool.Exec(ctx, s.SQL); err != nil {
+			t.Fatalf("%s: %v", s.Name, err)
+		}
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO accounts (username, password_hash, public_key) VALUES ('alice', 'x', '\x04')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, steps[4].SQL); err != nil {
+		t.Fatalf("%s: %v", steps[4].Name, err)
+	}
+	var disabled int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM accounts WHERE disabled_at IS NOT NULL`).Scan(&disabled); err != nil || disabled != 0 {
+		t.Fatalf("%d accounts disabled after 0005: %v", disabled, err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO held_names (name_sha256, held_until) VALUES ('\x01', now())`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO held_names (name_sha256, held_until) VALUES ('\x01', now())`); err == nil {
+		t.Fatal("a name hash was held twice")
+	}
+}
