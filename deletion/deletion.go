@@ -61,6 +61,9 @@ func Delete(ctx context.Context, pool *pgxpool.Pool, store *devices.Store, usern
 var Tables = []string{"accounts", "sessions", "devices", "contacts", "queue", "sent", "held_names"}
 
 // Vacuum rewrites each of Tables with VACUUM FULL and then runs CHECKPOINT.
+// ANALYZE, in the same statement, rebuilds the planner's statistics from
+// the live rows, so that their samples (usernames among them) no longer
+// name a deleted account.
 // A plain VACUUM marks a deleted row's space free but leaves its bytes in
 // the page until a new row overwrites them; VACUUM FULL writes the live
 // rows into new files and removes the old ones, indexes and TOAST
@@ -74,8 +77,8 @@ func Vacuum(ctx context.Context, pool *pgxpool.Pool) error {
 	for _, t := range Tables {
 		// VACUUM cannot run inside a transaction block: each is a
 		// statement of its own, on the pool.
-		if _, err := pool.Exec(ctx, "VACUUM (FULL) "+pgx.Identifier{t}.Sanitize()); err != nil {
-			return fmt.Errorf("VACUUM FULL %s: %w", t, err)
+		if _, err := pool.Exec(ctx, "VACUUM (FULL, ANALYZE) "+pgx.Identifier{t}.Sanitize()); err != nil {
+			return fmt.Errorf("VACUUM (FULL, ANALYZE) %s: %w", t, err)
 		}
 	}
 	if _, err := pool.Exec(ctx, "CHECKPOINT"); err != nil {

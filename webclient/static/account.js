@@ -156,9 +156,35 @@ export async function logout(stopStream) {
   }
   api.setDevice(null);
   try { await api.logout(); } catch { /* the session may be gone already */ }
+  await wipe(stopStream, 'logout');
+}
+
+// wipe forgets the account in this tab and in every other tab of the
+// profile, then deletes this browser's storage: the end of a logout, and
+// all there is to do here once the account is deleted. why ('logout' or
+// 'deleted') travels with the event, so that every tab can say it.
+async function wipe(stopStream, why) {
+  stopStream();
+  api.setDevice(null);
   forget();
-  notify({ type: 'account' });
+  notify({ type: 'account', why });
   await store.clearAll();
+}
+
+// deleteAccount deletes the account on the relay, with its password asked
+// again (docs/protocol.md "DELETE /api/account"), then clears this
+// profile like a logout. A refusal (a wrong password, too many tries, no
+// connection) throws before anything here changed.
+export async function deleteAccount(password, stopStream) {
+  await api.deleteAccount(password);
+  await wipe(stopStream, 'deleted');
+}
+
+// accountGone clears this profile after the relay said the account was
+// deleted (event: deleted, from another device): there is nothing left
+// to log out of.
+export function accountGone(stopStream) {
+  return wipe(stopStream, 'deleted');
 }
 
 // linked records the account key a link envelope brought, and tells the

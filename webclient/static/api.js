@@ -57,6 +57,7 @@ export const lookup = (username) => call('GET', '/api/accounts/' + encodeURIComp
 export const addDevice = (name, publicKey) => call('POST', '/api/devices', { name, publicKey });
 export const devices = () => call('GET', '/api/devices');
 export const updateDevice = (id, fields) => call('PATCH', '/api/devices/' + encodeURIComponent(id), fields);
+export const deleteAccount = (password) => call('DELETE', '/api/account', { password });
 export const replaceAccountKey = (publicKey, revoke, password) => call('PUT', '/api/account/key', { publicKey, revoke, password });
 export const revoke = (id) => call('DELETE', '/api/devices/' + encodeURIComponent(id));
 export const send = (id, to, body) => call('POST', '/api/messages', { id, to, body });

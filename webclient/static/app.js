@@ -58,6 +58,7 @@ const connTexts = {
   replaced: 'This device is connected in another window. Messages arrive there.',
   revoked: 'This device was removed from your account. Log out and log in again to use it.',
   loggedout: 'Your session ended. Log in again.',
+  disabled: "The relay's operator disabled this account: you cannot send or receive messages until they enable it again. Ask them why. This page tries again every minute.",
 };
 
 function renderBar() {
@@ -104,6 +105,8 @@ function authErrorText(ex, mode) {
   switch (ex.code) {
     case 'bad_credentials': return 'That username and password do not match. Check both, then try again.';
     case 'username_taken': return 'That username is taken. Choose another one.';
+    case 'username_held': return 'That username belonged to an account that was deleted, and is held back for a while so that nobody can pass for its owner. Choose another one.';
+    case 'account_disabled': return "The relay's operator disabled this account. Ask them why; you can log in once they enable it again.";
     case 'bad_username': return 'A username is 3 to 32 characters: a–z, 0–9 and _.';
     case 'bad_password': return 'A password is at least 8 characters long.';
     case 'too_many_attempts': {
@@ -121,8 +124,9 @@ function authErrorText(ex, mode) {
 
 // authScreen is the first screen: Create account for a browser that never
 // held an account, Log in for one that did (store.hadAccount). The two are
-// tabs of one form, so switching keeps what was typed.
-function authScreen() {
+// tabs of one form, so switching keeps what was typed. notice is a
+// sentence shown above them, such as that the account was deleted.
+function authScreen(notice = '') {
   const gen = ++renderGen;
   let mode = store.hadAccount() ? 'login' : 'register';
   const user = el('input', {
@@ -216,6 +220,7 @@ function authScreen() {
   panel.append(form);
   setMode(mode);
   show(gen, el('section', { class: 'card auth', 'aria-label': 'Create an account or log in' },
+    notice ? el('p', { id: 'auth-notice', class: 'warning', role: 'status' }, notice) : null,
     tablist, panel,
     el('p', { class: 'muted' }, 'Your messages are encrypted in this browser. The relay only ever stores ciphertext.')));
   user.focus();
@@ -367,6 +372,7 @@ function splitView() {
         location.hash = '#/chat/' + u;
       } catch (ex) {
         err.textContent = ex.code === 'unknown_account' ? `There is no account named ${u}. Check the spelling.`
+          : ex.code === 'account_deleted' ? `This account was deleted: ${u} can no longer receive messages.`
           : ex.code === 'network' ? 'The relay cannot be reached, so the name cannot be checked. Try again when the connection is back.'
           : `Could not look up ${u}: ${ex.message}`;
       }
@@ -783,15 +789,17 @@ async function markUnreadFrom(m) {
   location.hash = '#/chats';
 }
 
-// renderComposer disables the composer of a revoked device and says why
-// and what to do.
+// renderComposer disables the composer of a revoked device, and of a chat
+// whose contact deleted their account, and says why and what to do.
 function renderComposer() {
   if (!chatDom || !view.contains(chatDom.text)) return;
-  const off = revoked();
+  const gone = sync.isDeleted(chatDom.username);
+  const off = revoked() || gone;
   chatDom.text.disabled = off;
   chatDom.sendBtn.disabled = off;
   chatDom.note.hidden = !off;
-  chatDom.note.textContent = off ? 'This browser was removed from your account, so it can no longer send or receive messages. To use it again, log out, then log in: it is added as a new device.' : '';
+  chatDom.note.textContent = revoked() ? 'This browser was removed from your account, so it can no longer send or receive messages. To use it again, log out, then log in: it is added as a new device.'
+    : gone ? `This account was deleted. ${chatDom.username} can no longer receive messages; what you already have stays here.` : '';
 }
 
 // nearBottom: the newest messages are in view, so new ones keep them in
@@ -1211,7 +1219,55 @@ async function settingsScreen() {
     el('p', { class: 'muted' }, 'The recovery key lets you use this account in a new browser when no other device is left. The relay keeps your account key locked under it and never sees the key itself.'),
     statusText,
     status.set ? el('p', { class: 'muted' }, 'A new key replaces the old one: the old key stops working at once.') : null,
-    el('p', {}, create), slot), await receiptsSection());
+    el('p', {}, create), slot), await receiptsSection(), deleteSection());
+}
+
+// deleteSection is Settings' last part: it says what deleting the account
+// does, asks for the password again and for a confirmation in a dialog,
+// and deletes (sync.deleteAccount). Every device is then logged out.
+function deleteSection() {
+  const pass = el('input', { id: 'delete-password', type: 'password', autocomplete: 'current-password', 'aria-describedby': 'delete-error' });
+  const err = el('p', { id: 'delete-error', class: 'error', role: 'alert' });
+  const btn = el('button', { type: 'submit', id: 'delete-account', class: 'danger' }, 'Delete account…');
+  const form = el('form', {
+    onsubmit: async (e) => {
+      e.preventDefault();
+      err.textContent = '';
+      if (!pass.value) {
+        err.textContent = 'Type your password first: deleting the account needs it.';
+        pass.focus();
+        return;
+      }
+      const choice = await ask({
+        id: 'delete-dialog', title: 'Delete your account?',
+        body: [el('p', {}, `This deletes the account ${sync.me()} for good, on the relay and on every device. It cannot be undone.`)],
+        actions: [{ id: 'delete-confirm', value: 'delete', class: 'danger', label: 'Delete my account' }],
+      });
+      if (choice !== 'delete') return;
+      btn.disabled = true;
+      err.textContent = 'Deleting…';
+      try {
+        await sync.deleteAccount(pass.value);
+        pass.value = '';
+        loggedOut('deleted');
+      } catch (ex) {
+        err.textContent = ex.code === 'bad_credentials' ? 'That password is wrong. Nothing was deleted; type the password you log in with, then try again.'
+          : ex.code === 'too_many_attempts' ? `Too many tries. Nothing was deleted; wait ${ex.retryAfter || 60} seconds, then try again.`
+          : 'The account could not be deleted: ' + ex.message + ' Nothing was deleted; try again.';
+        btn.disabled = false;
+      }
+    },
+  },
+  el('label', { for: 'delete-password' }, 'Password of this account'), pass, err, el('p', {}, btn));
+  return el('section', { class: 'card', id: 'delete-section', 'aria-labelledby': 'delete-title' },
+    el('h2', { id: 'delete-title' }, 'Delete account'),
+    el('p', {}, 'Deleting your account:'),
+    el('ul', {},
+      el('li', {}, 'logs out every device of this account, this browser included, and erases what they stored;'),
+      el('li', {}, 'deletes the messages waiting on the relay, for you and from you;'),
+      el('li', {}, 'leaves your contacts what they already received;'),
+      el('li', {}, 'blocks your username from being registered again for a while, so that nobody can pass for you while your contacts still know the name.')),
+    form);
 }
 
 // receiptsSection is the read receipts setting of this device: on by
@@ -1607,6 +1663,8 @@ async function route() {
       const res = await sync.openChat(m[1]);
       if (!res.error || current.name !== 'chat' || current.arg !== m[1]) return;
       const slot = document.getElementById('chat-error');
+      // The history stays; the composer says why it is off.
+      if (res.error.code === 'account_deleted' && slot) return renderComposer();
       if (res.error.code === 'unknown_account' || !slot) show(++renderGen, el('p', { class: 'error', role: 'alert' }, res.error.code === 'unknown_account' ? `There is no account named ${m[1]}.` : res.error.message));
       // The history stays readable; what waits for the key opens by itself.
       else slot.textContent = `Could not fetch ${m[1]}'s key: ${res.error.message} Messages waiting for it will appear by themselves.`;
@@ -1640,8 +1698,9 @@ function startSession() {
 }
 
 // loggedOut clears the screens: a logout in this tab or in another tab of
-// the profile. Nothing decrypted stays on the page.
-function loggedOut() {
+// the profile, or the account's deletion (why 'deleted'), here or on
+// another device. Nothing decrypted stays on the page.
+function loggedOut(why) {
   nav.hidden = true;
   meBox.hidden = true;
   offerRecovery = false;
@@ -1658,14 +1717,14 @@ function loggedOut() {
   markScreen('auth');
   renderBar();
   renderPurge();
-  authScreen();
+  authScreen(why === 'deleted' ? "This account was deleted: every device was logged out, and this browser's copy of it was erased." : '');
 }
 
 sync.subscribe(async (ev) => {
   if (ev.type === 'conn') renderBar();
   if (ev.type === 'purge') renderPurge();
   if (ev.type === 'account') {
-    loggedOut();
+    loggedOut(ev.why);
     return;
   }
   if ((ev.type === 'conn' && ev.state === 'revoked') || ev.type === 'revoked') {

@@ -22,12 +22,24 @@ export async function refreshKey(username) {
   return { replaced };
 }
 
+// deleted are the contacts whose lookup answered 410 account_deleted in
+// this tab: nothing can be sent to them.
+const deleted = new Set();
+
+// isDeleted reports whether the directory said the contact's account was
+// deleted.
+export function isDeleted(username) {
+  return deleted.has(username);
+}
+
 // openChat refreshes the contact's key from the directory and records the
 // chat as read on all own devices.
 export async function openChat(username) {
   try {
     await refreshKey(username);
+    deleted.delete(username);
   } catch (e) {
+    if (e.code === 'account_deleted') deleted.add(username);
     return { error: e };
   }
   await markRead(username);

@@ -19,6 +19,8 @@ import { flushReceipts } from './receipts.js';
 
 // A stream that has said nothing (not even a ping) for this long is dead.
 const SILENCE_LIMIT = 50 * 1000;
+// A disabled account's stream is tried again after this.
+const DISABLED_RETRY = 60 * 1000;
 // Messages waiting to decrypt are tried again after this, doubling up to
 // RETRY_MAX: soon after a blip, and still once a minute after an outage.
 const RETRY_FIRST = 2000;
@@ -113,6 +115,21 @@ export function openStream() {
     stopStream();
     setConn('revoked');
   });
+  // The account was deleted: the stream owner clears the profile (sync.js).
+  src.addEventListener('deleted', () => {
+    stopStream();
+    setConn('deleted');
+  });
+  // The operator disabled the account: try again now and then, since
+  // enabling it gives everything back without a login.
+  src.addEventListener('disabled', () => {
+    setConn('disabled');
+    reconnect(DISABLED_RETRY);
+  });
+  src.addEventListener('logged_out', () => {
+    stopStream();
+    setConn('loggedout');
+  });
   src.addEventListener('shutdown', () => {
     setConn('down');
     reconnect(500);
@@ -173,6 +190,11 @@ async function diagnose() {
     if (e.code === 'unauthenticated') {
       stopStream();
       setConn('loggedout');
+      return;
+    }
+    if (e.code === 'account_disabled') {
+      setConn('disabled');
+      reconnect(DISABLED_RETRY);
       return;
     }
   }

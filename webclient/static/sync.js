@@ -22,7 +22,7 @@ export { connection, streaming, purgeNotice, dismissPurgeNotice } from './inbox.
 export { sendText, retry, flushOutbox, editMessage, deleteForEveryone, react, discard } from './outbox.js';
 export { deleteForMe, setReadReceipts, readReceipts } from './conversation.js';
 export { markRead, markUnread } from './readstate.js';
-export { openChat, acceptKey, safetyCode, setVerified } from './contacts.js';
+export { openChat, acceptKey, safetyCode, setVerified, isDeleted } from './contacts.js';
 
 // start joins the election for the stream owner of this browser profile;
 // the owner opens the stream of this device.
@@ -50,6 +50,21 @@ export async function restore(text) {
   await account.restore(text);
   election.post({ type: 'restored' });
   if (election.isOwner()) inbox.openStream();
+}
+
+// The stream owner heard that the account was deleted (event: deleted):
+// it clears the profile, and every tab hears it as a logout.
+election.subscribe((ev) => {
+  if (ev.type === 'conn' && ev.state === 'deleted' && election.isOwner()) {
+    account.accountGone(inbox.stopStream).finally(() => election.stop());
+  }
+});
+
+// deleteAccount deletes the account (account.deleteAccount) and leaves the
+// election, as a logout does.
+export async function deleteAccount(password) {
+  await account.deleteAccount(password, inbox.stopStream);
+  election.stop();
 }
 
 // logout leaves the election last, once the database is gone, so that no
