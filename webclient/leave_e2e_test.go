@@ -7,8 +7,11 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/jackc/pgx/v5"
 
 	"relay/deletion"
+	"relay/devices"
+	"relay/hub"
 	"relay/internal/browser"
 )
 
@@ -143,4 +146,48 @@ func bobDevice(t *testing.T, r *liveRelay) string {
 		t.Fatal(err)
 	}
 	return id
+}
+
+// setDisabled does what relay admin disable and enable do: the account's
+// row, and the notice to the streams in the same transaction.
+func setDisabled(t *testing.T, r *liveRelay, username string, disabled bool) {
+	t.Helper()
+	ctx := context.Background()
+	store, err := devices.NewStore(r.Pool, devices.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = pgx.BeginFunc(ctx, r.Pool, func(tx pgx.Tx) error {
+		devs, err := store.SetDisabled(ctx, tx, username, disabled)
+		if err != nil || !disabled {
+			return err
+		}
+		return hub.NotifyEnded(ctx, tx, hub.ReasonDisabled, devs)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDisabledAccountIsTold: the operator disables alice while her chat
+// is open. Her page says at once that the operator disabled the account
+// and what to do; a message she sends then fails with the relay's reason.
+// Once enabled, the same browser works again without a login.
+func TestDisabledAccountIsTold(t *testing.T) {
+	r, alice, bob := aliceAndBob(t)
+	alice.openChat("bob")
+	setDisabled(t, r, "alice", true)
+	alice.waitFor("the bar saying the operator disabled the account",
+		`document.getElementById('conn-bar').dataset.state === 'disabled' && !document.getElementById('conn-bar').hidden && document.getElementById('conn-bar').textContent.includes('operator disabled this account')`)
+	fitsWidths(alice, "disabled")
+	alice.send("while disabled")
+	alice.waitFor("the refusal with the relay's reason", `document.querySelector('#messages .msg.failed') && document.getElementById('messages').textContent.includes('disabled')`)
+
+	setDisabled(t, r, "alice", false)
+	alice.do(chromedp.Reload())
+	alice.openChat("bob")
+	alice.waitFor("the stream back", `document.getElementById('conn-bar').hidden && !document.getElementById('composer').disabled`)
+	alice.send("enabled again")
+	bob.openChat("alice")
+	bob.waitMessage("enabled again")
 }
