@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"relay/devices"
 	"relay/internal/testdb"
 	"relay/queue"
 )
@@ -139,5 +140,81 @@ func TestWakeWithoutRun(t *testing.T) {
 	h.wake("DEVA")
 	if !selfRead() {
 		t.Fatal("after Run: the woken stream was not told to read for itself")
+	}
+}
+
+// fakeStates answers the catch-up check from a map.
+type fakeStates map[string]devices.StreamState
+
+func (f fakeStates) StreamStates(_ context.Context, ids []string) (map[string]devices.StreamState, error) {
+	out := map[string]devices.StreamState{}
+	for _, id := range ids {
+		if st, ok := f[id]; ok {
+			out[id] = st
+		}
+	}
+	return out, nil
+}
+
+// TestCatchUpEndsStreamsWithTheirReason: the check that stands in for a
+// lost notice ends a revoked device's stream with revoked, the stream of
+// a device whose row is gone with deleted, and a disabled account's with
+// disabled; a live device's stream goes on.
+func TestCatchUpEndsStreamsWithTheirReason(t *testing.T) {
+	h := New(Config{States: fakeStates{
+		"LIVE":     {Gen: 1},
+		"REVOKED":  {Gen: 1, Revoked: true},
+		"DISABLED": {Gen: 1, Disabled: true},
+	}})
+	streams := map[string]*Stream{}
+	for _, d := range []string{"LIVE", "REVOKED", "DISABLED", "GONE"} {
+		streams[d] = h.Open(d, 1)
+	}
+	if err := h.catchUpOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for d, want := range map[string]string{"REVOKED": ReasonRevoked, "DISABLED": ReasonDisabled, "GONE": ReasonDeleted} {
+		select {
+		case <-streams[d].Done():
+			if streams[d].Reason() != want {
+				t.Errorf("%s ended with %s, want %s", d, streams[d].Reason(), want)
+			}
+		default:
+			t.Errorf("%s's stream goes on", d)
+		}
+	}
+	select {
+	case <-streams["LIVE"].Done():
+		t.Fatal("a live device's stream was ended")
+	default:
+	}
+}
+
+// TestBusEndsStreams: an "e" notice ends the named devices' streams with
+// its reason, whoever sent it; one with a reason the hub does not know,
+// or none, ends nothing.
+func TestBusEndsStreams(t *testing.T) {
+	h := New(Config{})
+	a, b, c := h.Open("DEVA", 1), h.Open("DEVB", 1), h.Open("DEVC", 1)
+	h.bus.handle(chanStream, "e shutdown DEVC")
+	h.bus.handle(chanStream, "e deleted")
+	h.bus.handle(chanStream, "e deleted DEVA DEVB")
+	for _, s := range []*Stream{a, b} {
+		select {
+		case <-s.Done():
+			if s.Reason() != ReasonDeleted {
+				t.Fatalf("ended with %s", s.Reason())
+			}
+		default:
+			t.Fatal("a named stream goes on")
+		}
+	}
+	select {
+	case <-c.Done():
+		t.Fatal("a notice with an unknown reason ended a stream")
+	default:
+	}
+	if err := NotifyEnded(context.Background(), nil, "shutdown", []string{"DEVC"}); err == nil {
+		t.Fatal("NotifyEnded took a reason that is no end")
 	}
 }
