@@ -88,14 +88,14 @@ func TestDeleteAccountFlow(t *testing.T) {
 			t.Errorf("the Delete account section does not say %q", want)
 		}
 	}
-	fitsWidths(laptop, "delete-section")
+	checkScreen(laptop, "delete-section")
 	// Without the password nothing is asked or deleted.
 	laptop.do(chromedp.Click(chromedp.ID("delete-account")))
 	laptop.waitFor("the missing password said", `document.getElementById('delete-error').textContent.includes('password')`)
 	// A wrong password is refused after the dialog, and changes nothing.
 	laptop.do(chromedp.SetValue(chromedp.ID("delete-password"), "not my password"), chromedp.Click(chromedp.ID("delete-account")))
 	laptop.waitFor("the confirmation dialog", `document.getElementById('delete-dialog') && document.getElementById('delete-dialog').open`)
-	fitsWidths(laptop, "delete-dialog")
+	checkScreen(laptop, "delete-dialog")
 	laptop.do(chromedp.Click(chromedp.ID("delete-confirm")))
 	laptop.waitFor("the wrong password said", `document.getElementById('delete-error').textContent.includes('Nothing was deleted')`)
 	if r.count(`SELECT count(*) FROM accounts WHERE username = $1`, name) != 1 {
@@ -107,7 +107,7 @@ func TestDeleteAccountFlow(t *testing.T) {
 		tb.waitFor("logged out, saying the account was deleted", deletedNotice)
 		tb.waitFor("nothing of the account left here", `(async () => { const s = await import('/sync.js'); return s.me() === null && !s.streaming() && !s.isOwner() && (await indexedDB.databases()).length === 0; })()`)
 	}
-	fitsWidths(phone, "deleted")
+	checkScreen(phone, "deleted")
 	if n := r.count(`SELECT count(*) FROM accounts WHERE username = $1`, name); n != 0 {
 		t.Fatal("the account is still on the relay")
 	}
@@ -116,7 +116,7 @@ func TestDeleteAccountFlow(t *testing.T) {
 	bob.waitFor("the chat saying the account was deleted, composer off",
 		`document.getElementById('composer') && document.getElementById('composer').disabled && document.getElementById('send-btn').disabled && document.getElementById('composer-note').textContent.includes('This account was deleted')`)
 	bob.waitMessage("hello before you go") // his history stays
-	fitsWidths(bob, "contact-deleted")
+	checkScreen(bob, "contact-deleted")
 
 	if err := deletion.Vacuum(ctx, r.Pool); err != nil {
 		t.Fatal(err)
@@ -179,7 +179,7 @@ func TestDisabledAccountIsTold(t *testing.T) {
 	setDisabled(t, r, "alice", true)
 	alice.waitFor("the bar saying the operator disabled the account",
 		`document.getElementById('conn-bar').dataset.state === 'disabled' && !document.getElementById('conn-bar').hidden && document.getElementById('conn-bar').textContent.includes('operator disabled this account')`)
-	fitsWidths(alice, "disabled")
+	checkScreen(alice, "disabled")
 	alice.send("while disabled")
 	alice.waitFor("the refusal with the relay's reason", `document.querySelector('#messages .msg.failed') && document.getElementById('messages').textContent.includes('disabled')`)
 
