@@ -1260,7 +1260,7 @@ function deleteSection() {
   },
   el('label', { for: 'delete-password' }, 'Password of this account'), pass, err, el('p', {}, btn));
   return el('section', { class: 'card', id: 'delete-section', 'aria-labelledby': 'delete-title' },
-    el('h2', { id: 'delete-title' }, 'Delete account'),
+    el('h3', { id: 'delete-title' }, 'Delete account'),
     el('p', {}, 'Deleting your account:'),
     el('ul', {},
       el('li', {}, 'logs out every device of this account, this browser included, and erases what they stored;'),
