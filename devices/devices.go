@@ -348,13 +348,13 @@ func (s *Store) Devices(ctx context.Context, accountID int64) ([]Device, error) 
 	})
 }
 
-// OpenStream records that a device opened its event stream now and returns
-// the stream's generation: one more than any earlier stream of the device,
-// on any relay instance (ADR 0016).
-func (s *Store) OpenStream(ctx context.Context, deviceID string) (int64, error) {
+// OpenStream records that a device opened its event stream now, on relay
+// instance instance, and returns the stream's generation: one more than any
+// earlier stream of the device, on any relay instance (ADR 0016, ADR 0055).
+func (s *Store) OpenStream(ctx context.Context, deviceID, instance string) (int64, error) {
 	var gen int64
-	err := s.pool.QueryRow(ctx, `UPDATE devices SET last_seen_at = $2, stream_gen = stream_gen + 1
-		WHERE id = $1 AND revoked_at IS NULL RETURNING stream_gen`, deviceID, s.now()).Scan(&gen)
+	err := s.pool.QueryRow(ctx, `UPDATE devices SET last_seen_at = $2, stream_gen = stream_gen + 1, stream_instance = $3
+		WHERE id = $1 AND revoked_at IS NULL RETURNING stream_gen`, deviceID, s.now(), instance).Scan(&gen)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, ErrDeviceForbidden // revoked since the check
 	}
@@ -388,6 +388,16 @@ func (s *Store) StreamStates(ctx context.Context, deviceIDs []string) (map[strin
 		out[id] = st
 	}
 	return out, rows.Err()
+}
+
+// StreamsEnded records that the streams of these devices, of these
+// generations, ended on relay instance instance. A device whose stream is
+// newer (it opened again, here or elsewhere) keeps it.
+func (s *Store) StreamsEnded(ctx context.Context, instance string, deviceIDs []string, gens []int64) error {
+	_, err := s.pool.Exec(ctx, `UPDATE devices d SET stream_instance = NULL
+		FROM unnest($2::text[], $3::bigint[]) AS e (id, gen)
+		WHERE d.id = e.id AND d.stream_gen = e.gen AND d.stream_instance = $1`, instance, deviceIDs, gens)
+	return err
 }
 
 // Revoke marks a device of accountID revoked inside tx; the caller drops its

@@ -4,8 +4,11 @@
 //
 // It owns the streams' handles ([Stream]), the dispatcher that reads the
 // new queue rows of every woken stream in one query, the bus that carries
-// wake-ups and stream news between instances through LISTEN/NOTIFY, and
-// the catch-up check that makes up for lost notifications. [Hub.Run] owns
+// wake-ups and stream news between instances through LISTEN/NOTIFY, the
+// catch-up check that makes up for lost notifications, and the record in
+// PostgreSQL of which instance holds each device's stream (table
+// relay_instances, ADR 0055), from which the relay tells a device that
+// streams nowhere. [Hub.Run] owns
 // every goroutine of the hub and returns only when all of them have ended.
 //
 // A wake-up carries no data: a stream reads its queue from PostgreSQL, so a
@@ -51,8 +54,10 @@ var endReasons = map[string]bool{ReasonRevoked: true, ReasonDeleted: true, Reaso
 // States reads what the catch-up check compares each open stream with: the
 // device's last seq, its newest stream generation, whether it is revoked.
 // A device missing from the answer does not exist. *devices.Store is one.
+// StreamsEnded records that streams ended on this instance (ADR 0055).
 type States interface {
 	StreamStates(ctx context.Context, deviceIDs []string) (map[string]devices.StreamState, error)
+	StreamsEnded(ctx context.Context, instance string, deviceIDs []string, gens []int64) error
 }
 
 // Config is what a Hub needs.
@@ -82,6 +87,7 @@ type Hub struct {
 
 	dispatch *dispatcher // takes the wake-ups of live streams while Run runs
 	bus      *bus
+	presence *presence // which devices stream somewhere, in PostgreSQL
 }
 
 // New returns a Hub. It starts nothing.
@@ -95,16 +101,18 @@ func New(cfg Config) *Hub {
 	h := &Hub{log: cfg.Logger, states: cfg.States, catchUp: cfg.CatchUp, streams: make(map[string]*Stream)}
 	h.dispatch = newDispatcher(cfg.Pool, cfg.Logger)
 	h.bus = newBus(cfg.Pool, h, cfg.Logger, cfg.Notify)
+	h.presence = newPresence(cfg.Pool, cfg.States, h.bus.instance, cfg.CatchUp)
 	return h
 }
 
 // Run does the hub's background work until ctx ends: the dispatcher, the
-// bus's sender and listener, and the catch-up check. It returns only when
+// bus's sender and listener, the catch-up check and the presence record. It returns only when
 // every goroutine it started has ended. Call it once.
 func (h *Hub) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	wg.Go(func() { h.dispatch.run(ctx) })
 	wg.Go(func() { h.catchUpLoop(ctx) })
+	wg.Go(func() { h.presence.run(ctx) })
 	if h.bus.enabled {
 		wg.Go(func() { h.bus.send(ctx) })
 		wg.Go(func() { h.bus.listen(ctx) })
@@ -173,11 +181,23 @@ func (h *Hub) Open(device string, gen int64) *Stream {
 // stream's writer calls it when the stream ends.
 func (h *Hub) Detach(s *Stream) {
 	h.mu.Lock()
-	if h.streams[s.device] == s {
+	current := h.streams[s.device] == s
+	if current {
 		delete(h.streams, s.device)
 	}
 	h.mu.Unlock()
+	if current {
+		h.presence.streamEnded(s.device, s.gen)
+	}
 }
+
+// Instance names this relay instance in what it records about streams:
+// the stream's open records it with the generation (ADR 0055).
+func (h *Hub) Instance() string { return h.bus.instance }
+
+// PresenceTTL is how long an instance's heartbeat counts: past it, the
+// instance holds no stream (ADR 0055). Three beats may be missed.
+func (h *Hub) PresenceTTL() time.Duration { return 3 * h.catchUp }
 
 // Revoked ends device's stream here with ReasonRevoked and tells other
 // instances to end theirs. Call it once the revocation has committed.

@@ -13,6 +13,7 @@ import (
 
 	"relay/devices"
 	"relay/envelope"
+	"relay/push"
 	"relay/queue"
 )
 
@@ -234,6 +235,9 @@ func (s *Server) revokeDevice(w http.ResponseWriter, r *http.Request, p httprout
 		if err := s.accounts.Revoke(r.Context(), tx, acc.ID, id); err != nil {
 			return err
 		}
+		if err := push.Delete(r.Context(), tx, id); err != nil {
+			return err
+		}
 		return queue.Drop(r.Context(), tx, id)
 	})
 	if err != nil {
@@ -348,6 +352,12 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 		s.metrics.accepted.Inc()
 		stored = true
 		s.hub.Committed(qe, deliveries)
+		if to.ID != acc.ID {
+			// Only the recipient's devices may need waking; envelopes to
+			// oneself (read positions, ADR 0035) never push. It never
+			// blocks (ADR 0055).
+			s.pusher.Signal(to.ID, deviceIDs(deliveries))
+		}
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"id": qe.ID, "ts": ts})
 	return nil
@@ -377,4 +387,12 @@ func (s *Server) ack(w http.ResponseWriter, r *http.Request, _ httprouter.Params
 	s.metrics.ack.Observe(time.Since(start).Seconds())
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+func deviceIDs(ds []queue.Delivery) []string {
+	ids := make([]string, len(ds))
+	for i, d := range ds {
+		ids[i] = d.DeviceID
+	}
+	return ids
 }

@@ -45,6 +45,7 @@ const (
 	codeBadDeviceUpdate
 	codeBadRecoveryBlob
 	codeBadRevokeList
+	codeBadPushSubscription
 	codeBadEnvelope
 	codeClockSkew
 	codeDeviceRequired
@@ -60,6 +61,7 @@ const (
 	codeUnknownRecipient
 	codeUnknownDevice
 	codeNoRecovery
+	codePushDisabled
 	codeNotFound
 	codeMethodNotAllowed
 	codeRequestTimeout
@@ -87,44 +89,46 @@ var codes = [numCodes]struct {
 	status  int
 	message string
 }{
-	codeBadJSON:          {"bad_json", http.StatusBadRequest, "the request body is not valid JSON (malformed, invalid UTF-8, or a name given twice)"},
-	codeBadUsername:      {"bad_username", http.StatusBadRequest, "a username is 3 to 32 characters from a-z, 0-9 and _"},
-	codeBadPassword:      {"bad_password", http.StatusBadRequest, fmt.Sprintf("a password is %d to %d bytes long", devices.MinPassword, devices.MaxPassword)},
-	codeBadPublicKey:     {"bad_public_key", http.StatusBadRequest, "the public key is not standard base64 of an uncompressed P-256 point"},
-	codeBadDeviceName:    {"bad_device_name", http.StatusBadRequest, fmt.Sprintf("a device name is 1 to %d bytes of printable UTF-8", devices.MaxDeviceName)},
-	codeBadDeviceUpdate:  {"bad_device_update", http.StatusBadRequest, "a device update is {\"name\": \"…\"} and/or {\"linked\": true}, nothing else"},
-	codeBadRecoveryBlob:  {"bad_recovery_blob", http.StatusBadRequest, fmt.Sprintf("a recovery blob is standard base64 of 1 to %d bytes", devices.MaxRecoveryBlob)},
-	codeBadRevokeList:    {"bad_revoke_list", http.StatusBadRequest, fmt.Sprintf("revoke lists at most %d device ids, and not the device speaking", devices.MaxRevoke)},
-	codeBadEnvelope:      {"bad_envelope", http.StatusBadRequest, "the envelope is not of the shape POST /api/messages takes"},
-	codeClockSkew:        {"clock_skew", http.StatusBadRequest, "the time in the envelope id is too far from the server's time; check the device clock"},
-	codeDeviceRequired:   {"device_required", http.StatusBadRequest, "this request speaks as a device: send its id in the X-Device header"},
-	codeBadAck:           {"bad_ack", http.StatusBadRequest, "upTo must be a seq this device was given"},
-	codeBadLastEventID:   {"bad_last_event_id", http.StatusBadRequest, "Last-Event-ID must be a seq this device has received, in plain decimal; drop it to replay the whole queue"},
-	codeUnauthenticated:  {"unauthenticated", http.StatusUnauthorized, "log in first: this request needs a valid relay_session cookie"},
-	codeBadCredentials:   {"bad_credentials", http.StatusUnauthorized, "unknown username or wrong password"},
-	codeDeviceForbidden:  {"device_forbidden", http.StatusForbidden, "the X-Device id is unknown, revoked or not a device of your account"},
-	codeOriginRequired:   {"origin_required", http.StatusForbidden, "this request must carry an Origin header"},
-	codeOriginForbidden:  {"origin_forbidden", http.StatusForbidden, "requests from this Origin are not allowed"},
-	codeAccountDisabled:  {"account_disabled", http.StatusForbidden, "the relay's operator disabled this account; nothing can be sent or received until they enable it again: ask them"},
-	codeUnknownAccount:   {"unknown_account", http.StatusNotFound, "no account has this username"},
-	codeUnknownRecipient: {"unknown_recipient", http.StatusNotFound, "no account has the username in \"to\""},
-	codeUnknownDevice:    {"unknown_device", http.StatusNotFound, "your account has no live device with this id"},
-	codeNoRecovery:       {"no_recovery", http.StatusNotFound, "this account has no recovery blob"},
-	codeNotFound:         {"not_found", http.StatusNotFound, "no such endpoint"},
-	codeMethodNotAllowed: {"method_not_allowed", http.StatusMethodNotAllowed, "this endpoint does not take this method"},
-	codeRequestTimeout:   {"request_timeout", http.StatusRequestTimeout, "the request body did not arrive in time; send it again"},
-	codeUsernameTaken:    {"username_taken", http.StatusConflict, "this username is already registered; choose another"},
-	codeUsernameHeld:     {"username_held", http.StatusConflict, "this username belonged to an account that was deleted, and is held back for a while so that nobody takes it over; choose another"},
-	codeTooManyDevices:   {"too_many_devices", http.StatusConflict, "this account already has the most devices allowed; revoke one it no longer uses first"},
-	codeIDConflict:       {"id_conflict", http.StatusConflict, "this envelope id was already used for a different envelope; send it with a new id"},
-	codeAccountDeleted:   {"account_deleted", http.StatusGone, "this account was deleted"},
-	codeTooLarge:         {"too_large", http.StatusRequestEntityTooLarge, "the request body is too large"},
-	codeTooManyAttempts:  {"too_many_attempts", http.StatusTooManyRequests, "too many login or registration attempts; retry later"},
-	codeRateLimited:      {"rate_limited", http.StatusTooManyRequests, "too many envelopes from this account; retry later"},
-	codeInternal:         {"internal", http.StatusInternalServerError, "the relay failed to handle this request"},
-	codeUnavailable:      {"unavailable", http.StatusServiceUnavailable, "the relay cannot reach its database right now; retry in a few seconds (a resent envelope keeps its id)"},
-	codeNotReady:         {"not_ready", http.StatusServiceUnavailable, "this instance should not take traffic yet"},
-	codeShuttingDown:     {"shutting_down", http.StatusServiceUnavailable, "this relay instance is shutting down; open the stream again (any instance will do)"},
+	codeBadJSON:             {"bad_json", http.StatusBadRequest, "the request body is not valid JSON (malformed, invalid UTF-8, or a name given twice)"},
+	codeBadUsername:         {"bad_username", http.StatusBadRequest, "a username is 3 to 32 characters from a-z, 0-9 and _"},
+	codeBadPassword:         {"bad_password", http.StatusBadRequest, fmt.Sprintf("a password is %d to %d bytes long", devices.MinPassword, devices.MaxPassword)},
+	codeBadPublicKey:        {"bad_public_key", http.StatusBadRequest, "the public key is not standard base64 of an uncompressed P-256 point"},
+	codeBadDeviceName:       {"bad_device_name", http.StatusBadRequest, fmt.Sprintf("a device name is 1 to %d bytes of printable UTF-8", devices.MaxDeviceName)},
+	codeBadDeviceUpdate:     {"bad_device_update", http.StatusBadRequest, "a device update is {\"name\": \"…\"} and/or {\"linked\": true}, nothing else"},
+	codeBadRecoveryBlob:     {"bad_recovery_blob", http.StatusBadRequest, fmt.Sprintf("a recovery blob is standard base64 of 1 to %d bytes", devices.MaxRecoveryBlob)},
+	codeBadRevokeList:       {"bad_revoke_list", http.StatusBadRequest, fmt.Sprintf("revoke lists at most %d device ids, and not the device speaking", devices.MaxRevoke)},
+	codeBadPushSubscription: {"bad_push_subscription", http.StatusBadRequest, "a push subscription is {\"endpoint\": an https URL, \"p256dh\" and \"auth\": unpadded base64url keys}"},
+	codeBadEnvelope:         {"bad_envelope", http.StatusBadRequest, "the envelope is not of the shape POST /api/messages takes"},
+	codeClockSkew:           {"clock_skew", http.StatusBadRequest, "the time in the envelope id is too far from the server's time; check the device clock"},
+	codeDeviceRequired:      {"device_required", http.StatusBadRequest, "this request speaks as a device: send its id in the X-Device header"},
+	codeBadAck:              {"bad_ack", http.StatusBadRequest, "upTo must be a seq this device was given"},
+	codeBadLastEventID:      {"bad_last_event_id", http.StatusBadRequest, "Last-Event-ID must be a seq this device has received, in plain decimal; drop it to replay the whole queue"},
+	codeUnauthenticated:     {"unauthenticated", http.StatusUnauthorized, "log in first: this request needs a valid relay_session cookie"},
+	codeBadCredentials:      {"bad_credentials", http.StatusUnauthorized, "unknown username or wrong password"},
+	codeDeviceForbidden:     {"device_forbidden", http.StatusForbidden, "the X-Device id is unknown, revoked or not a device of your account"},
+	codeOriginRequired:      {"origin_required", http.StatusForbidden, "this request must carry an Origin header"},
+	codeOriginForbidden:     {"origin_forbidden", http.StatusForbidden, "requests from this Origin are not allowed"},
+	codeAccountDisabled:     {"account_disabled", http.StatusForbidden, "the relay's operator disabled this account; nothing can be sent or received until they enable it again: ask them"},
+	codeUnknownAccount:      {"unknown_account", http.StatusNotFound, "no account has this username"},
+	codeUnknownRecipient:    {"unknown_recipient", http.StatusNotFound, "no account has the username in \"to\""},
+	codeUnknownDevice:       {"unknown_device", http.StatusNotFound, "your account has no live device with this id"},
+	codeNoRecovery:          {"no_recovery", http.StatusNotFound, "this account has no recovery blob"},
+	codePushDisabled:        {"push_disabled", http.StatusNotFound, "this relay sends no push notifications (its operator has not set --push-contact)"},
+	codeNotFound:            {"not_found", http.StatusNotFound, "no such endpoint"},
+	codeMethodNotAllowed:    {"method_not_allowed", http.StatusMethodNotAllowed, "this endpoint does not take this method"},
+	codeRequestTimeout:      {"request_timeout", http.StatusRequestTimeout, "the request body did not arrive in time; send it again"},
+	codeUsernameTaken:       {"username_taken", http.StatusConflict, "this username is already registered; choose another"},
+	codeUsernameHeld:        {"username_held", http.StatusConflict, "this username belonged to an account that was deleted, and is held back for a while so that nobody takes it over; choose another"},
+	codeTooManyDevices:      {"too_many_devices", http.StatusConflict, "this account already has the most devices allowed; revoke one it no longer uses first"},
+	codeIDConflict:          {"id_conflict", http.StatusConflict, "this envelope id was already used for a different envelope; send it with a new id"},
+	codeAccountDeleted:      {"account_deleted", http.StatusGone, "this account was deleted"},
+	codeTooLarge:            {"too_large", http.StatusRequestEntityTooLarge, "the request body is too large"},
+	codeTooManyAttempts:     {"too_many_attempts", http.StatusTooManyRequests, "too many login or registration attempts; retry later"},
+	codeRateLimited:         {"rate_limited", http.StatusTooManyRequests, "too many envelopes from this account; retry later"},
+	codeInternal:            {"internal", http.StatusInternalServerError, "the relay failed to handle this request"},
+	codeUnavailable:         {"unavailable", http.StatusServiceUnavailable, "the relay cannot reach its database right now; retry in a few seconds (a resent envelope keeps its id)"},
+	codeNotReady:            {"not_ready", http.StatusServiceUnavailable, "this instance should not take traffic yet"},
+	codeShuttingDown:        {"shutting_down", http.StatusServiceUnavailable, "this relay instance is shutting down; open the stream again (any instance will do)"},
 }
 
 // err is c's error with the default message.
@@ -149,6 +153,7 @@ var (
 	errBadDeviceName    = codeBadDeviceName.err()
 	errBadRecoveryBlob  = codeBadRecoveryBlob.err()
 	errNoRecovery       = codeNoRecovery.err()
+	errPushDisabled     = codePushDisabled.err()
 	errDeviceRequired   = codeDeviceRequired.err()
 	errUnauthenticated  = codeUnauthenticated.err()
 	errBadCredentials   = codeBadCredentials.err()

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"sync"
+
+	"relay/push"
 )
 
 // syncBuffer is a bytes.Buffer safe for the concurrent writes of a logger.
@@ -29,3 +31,6 @@ type SyncBuffer = syncBuffer
 
 // CountQueue refreshes relay_queue_depth now, as Run does every 15 s.
 func (s *Server) CountQueue(ctx context.Context) { s.countQueue(ctx) }
+
+// PushStats are the pusher's counters.
+func (s *Server) PushStats() push.Stats { return s.pusher.Stats() }

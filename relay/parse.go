@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"relay/devices"
+	"relay/push"
 )
 
 // parseLastEventID reads the Last-Event-ID header of a stream request: a seq
@@ -157,4 +158,27 @@ func parseDeleteAccount(data []byte) (string, error) {
 		return "", err
 	}
 	return body.Password, nil
+}
+
+// parsePushSubscription reads the body of PUT /api/push: {"endpoint",
+// "p256dh", "auth"}, as strings (docs/protocol.md, "PUT /api/push"). An
+// endpoint whose host is a non-public address literal is refused unless
+// allowPrivate.
+func parsePushSubscription(data []byte, allowPrivate bool) (push.Subscription, error) {
+	var body struct {
+		Endpoint *string `json:"endpoint"`
+		P256dh   *string `json:"p256dh"`
+		Auth     *string `json:"auth"`
+	}
+	if err := decodeJSON(data, &body); err != nil {
+		return push.Subscription{}, err
+	}
+	if body.Endpoint == nil || body.P256dh == nil || body.Auth == nil {
+		return push.Subscription{}, codeBadPushSubscription.errorf("endpoint, p256dh and auth are all required")
+	}
+	sub, err := push.ParseSubscription(*body.Endpoint, *body.P256dh, *body.Auth, allowPrivate)
+	if err != nil {
+		return push.Subscription{}, codeBadPushSubscription.errorf("%s", err.Error())
+	}
+	return sub, nil
 }

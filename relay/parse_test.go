@@ -1,15 +1,20 @@
 package relay
 
 import (
+	"crypto/ecdh"
 	"encoding/hex"
 	"errors"
+	"net/netip"
+	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 
 	"relay/devices"
+	"relay/push"
 )
 
 func TestParseLastEventID(t *testing.T) {
@@ -307,6 +312,50 @@ func FuzzDeleteAccountBody(f *testing.F) {
 			t.Fatalf("%q: refused with %q, but it decodes", data, code)
 		case shape.Password == nil && password != "", shape.Password != nil && password != *shape.Password:
 			t.Fatalf("%q: password %q", data, password)
+		}
+	})
+}
+
+// FuzzParsePushSubscription: any body of PUT /api/push is a subscription
+// with an https endpoint of at most push.MaxEndpoint bytes, a P-256 point
+// and a 16-byte secret, or a 400 with bad_json or bad_push_subscription;
+// without allowPrivate, an endpoint at a non-public address literal is
+// never taken.
+func FuzzParsePushSubscription(f *testing.F) {
+	const key = "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4"
+	for _, s := range []string{
+		`{"endpoint":"https://push.example/x","p256dh":"` + key + `","auth":"BTBZMqHH6r4Tts7J_aSIgg"}`,
+		`{"endpoint":"https://127.0.0.1/x","p256dh":"` + key + `","auth":"BTBZMqHH6r4Tts7J_aSIgg"}`,
+		`{"endpoint":"https://[::1]:8443/x","p256dh":"` + key + `","auth":"BTBZMqHH6r4Tts7J_aSIgg"}`,
+		`{"endpoint":"http://push.example/x","p256dh":"` + key + `","auth":"BTBZMqHH6r4Tts7J_aSIgg"}`,
+		`{"endpoint":"https://u@push.example/x#f","p256dh":"","auth":""}`,
+		`{"endpoint":"https://push.example/x","p256dh":"` + key + `=","auth":"BTBZMqHH6r4Tts7J_aSIgg=="}`,
+		`{"endpoint":"https://push.example","endpoint":"https://other"}`,
+		`{"endpoint":5}`, `[]`, "{\"endpoint\":\"https://\xff\"}",
+	} {
+		f.Add([]byte(s), false)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, allowPrivate bool) {
+		sub, err := parsePushSubscription(data, allowPrivate)
+		if err != nil {
+			var ae *apiError
+			if !errors.As(err, &ae) || ae.status != 400 || (ae.code != "bad_json" && ae.code != "bad_push_subscription") {
+				t.Fatalf("%q: error %v is not a 400 bad_json or bad_push_subscription", data, err)
+			}
+			return
+		}
+		u, err := url.Parse(sub.Endpoint)
+		if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || len(sub.Endpoint) > push.MaxEndpoint {
+			t.Fatalf("%q: accepted endpoint %q", data, sub.Endpoint)
+		}
+		if a, err := netip.ParseAddr(strings.Trim(u.Hostname(), "[]")); err == nil && !allowPrivate && !push.Public(a) {
+			t.Fatalf("%q: accepted the non-public address %s", data, a)
+		}
+		if _, err := ecdh.P256().NewPublicKey(sub.P256dh); err != nil || len(sub.Auth) != 16 {
+			t.Fatalf("%q: accepted keys %x %x", data, sub.P256dh, sub.Auth)
+		}
+		if !jsontext.Value(data).IsValid() {
+			t.Fatalf("%q: accepted a body that is not I-JSON", data)
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 
 	"relay/devices"
 	"relay/envelope"
+	"relay/push"
 	"relay/queue"
 )
 
@@ -171,6 +172,9 @@ func (s *Server) replaceKey(w http.ResponseWriter, r *http.Request, _ httprouter
 		}
 		for _, id := range rep.Revoke {
 			if err := queue.Drop(ctx, tx, id); err != nil {
+				return err
+			}
+			if err := push.Delete(ctx, tx, id); err != nil {
 				return err
 			}
 		}

@@ -13,6 +13,7 @@ package relay
 import (
 	"context"
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -36,6 +37,7 @@ import (
 	"relay/envelope"
 	"relay/hub"
 	"relay/migrations"
+	"relay/push"
 	"relay/queue"
 	"relay/webclient"
 )
@@ -107,6 +109,20 @@ type Config struct {
 	// CommitWorkers and MaxGroup size the group commit of accepted
 	// envelopes (ADR 0018).
 	CommitWorkers, MaxGroup int
+
+	// PushContact turns Web Push on (ADR 0055): the VAPID subject,
+	// "mailto:…" or "https://…". Empty: no push, and the push endpoints
+	// answer 404 push_disabled. PushInterval bounds the pushes to one
+	// device; PushAllowPrivate lets endpoints reach loopback and private
+	// addresses; PushRootCAs, for tests, replaces the system's CAs.
+	PushContact      string
+	PushInterval     time.Duration
+	PushAllowPrivate bool
+	PushRootCAs      *x509.CertPool
+	// PushWorkers send pushes at once, PushQueue bounds the pushes
+	// waiting for them, PushBackoff is the first wait before a retry.
+	PushWorkers, PushQueue int
+	PushBackoff            time.Duration
 }
 
 // DefaultConfig holds the default of every Config field that has one; New
@@ -154,6 +170,16 @@ func DefaultConfig() Config {
 		// Chosen by make bench (ADR 0018, docs/performance.md).
 		CommitWorkers: queue.DefaultCommitWorkers,
 		MaxGroup:      queue.DefaultMaxGroup,
+		// A closed tab needs one wake-up to sync, not one per message;
+		// a minute keeps a busy chat from buzzing a phone.
+		PushInterval: time.Minute,
+		// Pushes wait on a remote service: a few at once, and a queue
+		// that holds a burst to many devices; beyond it they are dropped.
+		PushWorkers: 4,
+		PushQueue:   256,
+		// Push services ask for backoff with 429 and 5xx; three retries
+		// from 1 s span about 7 s.
+		PushBackoff: time.Second,
 	}
 }
 
@@ -169,6 +195,7 @@ type Server struct {
 
 	accounts      *devices.Store
 	hub           *hub.Hub
+	pusher        *push.Pusher
 	metrics       *metrics
 	limits        *buckets[int64]  // envelopes per account to other accounts
 	selfLimits    *buckets[int64]  // envelopes per account to itself (ADR 0035)
@@ -234,6 +261,13 @@ func New(cfg Config) (*Server, error) {
 	orDefault(&cfg.DeletedNameHold, d.DeletedNameHold)
 	orDefault(&cfg.CommitWorkers, d.CommitWorkers)
 	orDefault(&cfg.MaxGroup, d.MaxGroup)
+	orDefault(&cfg.PushInterval, d.PushInterval)
+	orDefault(&cfg.PushWorkers, d.PushWorkers)
+	orDefault(&cfg.PushQueue, d.PushQueue)
+	orDefault(&cfg.PushBackoff, d.PushBackoff)
+	if err := checkPushContact(cfg.PushContact); err != nil {
+		return nil, err
+	}
 	if cfg.MaxBody < 1 || cfg.MaxBody > envelope.MaxBody {
 		return nil, fmt.Errorf("relay: the body limit must be between 1 and %d bytes", envelope.MaxBody)
 	}
@@ -273,6 +307,12 @@ func New(cfg Config) (*Server, error) {
 		recoveryLimits: newBucketsPer[int64](10, time.Hour),
 		closing:        make(chan struct{}),
 	}
+	s.pusher = push.New(push.Config{
+		Pool: cfg.Pool, Logger: cfg.Logger, Now: cfg.Now,
+		Contact: cfg.PushContact, Interval: cfg.PushInterval, AllowPrivate: cfg.PushAllowPrivate, RootCAs: cfg.PushRootCAs,
+		Instance: s.hub.Instance(), PresenceTTL: s.hub.PresenceTTL(),
+		Workers: cfg.PushWorkers, Queue: cfg.PushQueue, Backoff: cfg.PushBackoff,
+	})
 	s.committer = queue.NewCommitter(cfg.Pool, cfg.CommitWorkers, cfg.MaxGroup)
 	s.metrics = newMetrics(s)
 	s.committer.Grouped = func(n int) { s.metrics.groups.Observe(float64(n)) }
@@ -284,6 +324,7 @@ func New(cfg Config) (*Server, error) {
 		// must not hold up housekeeping or the hub's catch-up check.
 		every(cfg.PurgeInterval, s.PurgeQueues),
 		s.refreshGauges, // relay_queue_depth, so that a scrape runs no query
+		s.pusher.Run,    // Web Push to devices without a stream (ADR 0055)
 	}
 	// A stream's last write (event: shutdown) may take StreamWriteTimeout;
 	// everything else ends within moments of its context, and 5 s more
@@ -340,6 +381,10 @@ func (s *Server) routes() *httprouter.Router {
 	route(http.MethodPut, "/api/account/key", s.handle(s.replaceKey))
 	route(http.MethodDelete, "/api/account", s.handle(s.deleteAccount))
 	route(http.MethodGet, "/api/contacts", s.handle(s.listContacts))
+	route(http.MethodGet, "/api/push/key", s.handle(s.pushKey))
+	route(http.MethodGet, "/api/push", s.handle(s.getPush))
+	route(http.MethodPut, "/api/push", s.handle(s.putPush))
+	route(http.MethodDelete, "/api/push", s.handle(s.deletePush))
 	route(http.MethodPost, "/api/messages", s.handle(s.send))
 	route(http.MethodPost, "/api/ack", s.handle(s.ack))
 	route(http.MethodGet, "/api/events", s.handle(s.events))
@@ -433,8 +478,8 @@ func (s *Server) Handler() http.Handler {
 // Run does the relay's background work until ctx ends or Close is called:
 // group commit (ADR 0018), the hub's wake-ups across instances and
 // catch-up check (ADR 0016), housekeeping (expired sessions and
-// idempotency records), the queue purge and the gauges that need the
-// database (relay_queue_depth). It returns only when every
+// idempotency records), the queue purge, the gauges that need the
+// database (relay_queue_depth) and Web Push (ADR 0055). It returns only when every
 // goroutine it started has ended: ErrClosed after Close, ctx's error
 // otherwise. Call it once; New starts nothing.
 //

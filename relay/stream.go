@@ -58,7 +58,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	if err != nil {
 		return err
 	}
-	gen, err := s.accounts.OpenStream(ctx, dev)
+	gen, err := s.accounts.OpenStream(ctx, dev, s.hub.Instance())
 	if err != nil {
 		return err
 	}

@@ -95,6 +95,9 @@ type options struct {
 	acmeDomains  string
 	acmeCache    string
 	acmeEmail    string
+	pushContact  string
+	pushInterval time.Duration
+	pushPrivate  bool
 
 	headerTimeout, bodyTimeout, streamWriteTimeout time.Duration
 	purgeInterval, revokedKeep                     time.Duration
@@ -235,6 +238,9 @@ func parseFlags(cmd string, args []string, stdout io.Writer) (*options, error) {
 	bind(fs, fs.StringVar, &o.acmeDomains, "acme-domain", "RELAY_ACME_DOMAIN", "", "serve HTTPS with certificates from Let's Encrypt for these comma-separated domains; listen on :443")
 	bind(fs, fs.StringVar, &o.acmeCache, "acme-cache", "RELAY_ACME_CACHE", "acme-cache", "folder that keeps the ACME account and certificates")
 	bind(fs, fs.StringVar, &o.acmeEmail, "acme-email", "RELAY_ACME_EMAIL", "", "contact address given to the certificate authority, optional")
+	bind(fs, fs.StringVar, &o.pushContact, "push-contact", "RELAY_PUSH_CONTACT", d.PushContact, "turn Web Push notifications on, with this mailto: or https:// contact for the push services (the VAPID subject); empty: no push")
+	bind(fs, fs.DurationVar, &o.pushInterval, "push-interval", "RELAY_PUSH_INTERVAL", d.PushInterval, "at most one push per device per interval")
+	bind(fs, fs.BoolVar, &o.pushPrivate, "push-allow-private", "RELAY_PUSH_ALLOW_PRIVATE", d.PushAllowPrivate, "let push endpoints be loopback, private or link-local addresses (off: refused, against SSRF)")
 	bind(fs, fs.StringVar, &o.metrics, "metrics-listen", "RELAY_METRICS_LISTEN", "127.0.0.1:9464", "serve Prometheus metrics at this address, never on --listen; empty for none; each relay on a machine needs its own")
 	bind(fs, fs.StringVar, &o.debugListen, "debug-listen", "RELAY_DEBUG_LISTEN", "", "if set, serve Go's pprof profiles at this address (keep it on loopback)")
 	bind(fs, fs.StringVar, &o.logLevel, "log-level", "RELAY_LOG_LEVEL", "info", "debug, info, warn or error")
@@ -260,6 +266,8 @@ func parseFlags(cmd string, args []string, stdout io.Writer) (*options, error) {
 		{"--purge-interval", o.purgeInterval, time.Minute},
 		{"--revoked-keep", o.revokedKeep, time.Hour},
 		{"--deleted-name-hold", o.nameHold, minNameHold},
+		// Below a second, a chat would buzz a phone for every message.
+		{"--push-interval", o.pushInterval, time.Second},
 	} {
 		if c.got < c.min {
 			return nil, fmt.Errorf("%s must be at least %v, not %v", c.flag, c.min, c.got)
@@ -394,6 +402,7 @@ func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger
 		AuthPerMinute: o.authRate, AuthPerUserPerMinute: o.authUserRate, TrustedProxies: trusted,
 		HeaderTimeout: o.headerTimeout, BodyTimeout: o.bodyTimeout, StreamWriteTimeout: o.streamWriteTimeout,
 		CommitWorkers: o.commitWorkers, MaxGroup: o.maxGroup,
+		PushContact: o.pushContact, PushInterval: o.pushInterval, PushAllowPrivate: o.pushPrivate,
 	})
 	if err != nil {
 		ln.Close()

@@ -68,3 +68,7 @@ export const ack = (upTo) => call('POST', '/api/ack', { upTo });
 export const putRecovery = (blob) => call('PUT', '/api/recovery', { blob });
 export const getRecovery = () => call('GET', '/api/recovery');
 export const reportLinked = (id) => call('PATCH', '/api/devices/' + encodeURIComponent(id), { linked: true });
+export const pushKey = () => call('GET', '/api/push/key');
+export const getPush = () => call('GET', '/api/push');
+export const putPush = (endpoint, p256dh, auth) => call('PUT', '/api/push', { endpoint, p256dh, auth });
+export const deletePush = () => call('DELETE', '/api/push');

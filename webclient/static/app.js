@@ -1213,8 +1213,11 @@ async function settingsScreen() {
       }
     },
   }, status.set ? 'Create a new recovery key' : 'Create a recovery key');
+  const notifications = await notificationsSection();
+  if (gen !== renderGen) return;
   show(gen, el('section', { class: 'card', id: 'settings' },
     el('h2', {}, 'Settings'),
+    notifications,
     el('h3', {}, 'Recovery key'),
     el('p', { class: 'muted' }, 'The recovery key lets you use this account in a new browser when no other device is left. The relay keeps your account key locked under it and never sees the key itself.'),
     statusText,
@@ -1283,6 +1286,50 @@ async function receiptsSection() {
     el('p', { id: 'read-receipts-hint', class: 'muted' }, 'When this is off, people you write to do not see when you read their messages, and you do not see when they read yours. Delivery ticks stay. This setting is kept on this device.'));
 }
 
+// notificationsSection is the Notifications switch of Settings (ADR 0056):
+// it says what a notification shows and what the push service learns, and
+// asks for the browser's permission only when it is switched on.
+async function notificationsSection() {
+  let st;
+  try {
+    st = await sync.notificationState();
+  } catch (ex) {
+    st = 'error';
+  }
+  const msg = el('p', { id: 'notify-msg', role: 'status' });
+  const box = el('input', { type: 'checkbox', id: 'notify-switch', role: 'switch', 'aria-describedby': 'notify-about notify-msg' });
+  box.checked = st === 'on';
+  box.setAttribute('aria-checked', String(st === 'on'));
+  box.disabled = st !== 'on' && st !== 'off';
+  const says = {
+    unsupported: 'This browser cannot show notifications for this app.',
+    disabled: 'This relay does not send notifications.',
+    denied: 'Notifications are blocked for this site. Allow them in the browser\'s site settings, then come back here.',
+    error: 'Could not check the notification setting: the relay could not be reached. Open Settings again later.',
+  };
+  if (says[st]) msg.textContent = says[st];
+  box.addEventListener('change', async () => {
+    const on = box.checked;
+    box.disabled = true;
+    msg.textContent = on ? 'Turning notifications on…' : 'Turning notifications off…';
+    try {
+      if (on) await sync.enableNotifications();
+      else await sync.disableNotifications();
+      msg.textContent = on ? 'Notifications are on for this device.' : 'Notifications are off for this device.';
+    } catch (ex) {
+      box.checked = !on;
+      msg.textContent = (on ? 'Could not turn notifications on: ' : 'Could not turn notifications off: ') + ex.message + (ex.code === 'network' ? ' Try again.' : '');
+    }
+    box.setAttribute('aria-checked', String(box.checked));
+    box.disabled = false;
+  });
+  return el('div', { id: 'notifications' },
+    el('h3', {}, 'Notifications'),
+    el('p', { class: 'switch' }, box, ' ', el('label', { for: 'notify-switch' }, 'Notify me of new messages when no tab of the app is open')),
+    el('p', { id: 'notify-about', class: 'muted' },
+      'A notification says only “New message”: never who wrote it or what. To deliver it, your browser’s push service learns that this device got something, and when; not the content, the sender or how many messages.'),
+    msg);
+}
 
 // recoveryKeyCard shows a new recovery key once, with Copy and Download,
 // and asks for its last group back before it goes away.

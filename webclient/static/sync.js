@@ -10,11 +10,13 @@
 //   receipts.js  delivery and read receipts, batched
 //   conversation.js delete for me, and this device's chat settings
 //   contacts.js  contacts' keys, safety codes and their verification
+//   notifications.js  Web Push on this device, with sw.js
 // Screens read what is stored through store.js and change it only here.
 
 import * as account from './account.js';
 import * as election from './election.js';
 import * as inbox from './inbox.js';
+import * as notifications from './notifications.js';
 
 export { subscribe, isOwner } from './election.js';
 export { me, isLinked, isRevoked, currentDevice, load, registerAccount, loginAccount, linkCode, deviceCode, approve, revoke, recoveryStatus, createRecoveryKey, isLastLinked, rename, syncLinked } from './account.js';
@@ -23,6 +25,13 @@ export { sendText, retry, flushOutbox, editMessage, deleteForEveryone, react, di
 export { deleteForMe, setReadReceipts, readReceipts } from './conversation.js';
 export { markRead, markUnread } from './readstate.js';
 export { openChat, acceptKey, safetyCode, setVerified, isDeleted } from './contacts.js';
+export { state as notificationState, enable as enableNotifications, disable as disableNotifications } from './notifications.js';
+
+// A push came while this tab is open: the stream owner syncs now if its
+// stream is down, instead of waiting for the reconnect's backoff.
+notifications.onPush(() => {
+  if (election.isOwner() && account.currentDevice() && inbox.connection() === 'down') inbox.openStream();
+});
 
 // start joins the election for the stream owner of this browser profile;
 // the owner opens the stream of this device.

@@ -1,0 +1,407 @@
+// Package push sends Web Push signals (RFC 8030, with VAPID, RFC 8292,
+// and message encryption, RFC 8291) to devices that have envelopes queued
+// and no open stream on any relay instance, so that a closed tab learns
+// that there is something to fetch (ADR 0055, ADR 0056).
+//
+// A push is only a signal. Its payload is empty: it never carries the
+// sender, the recipient, a count or anything of an envelope, so the push
+// service learns that a device got something, and when, and nothing more.
+// The client syncs with the relay on it and shows fixed text.
+//
+// It owns the push_subscriptions and push_vapid tables. The accepting
+// request only signals ([Pusher.Signal], never blocking); [Pusher.Run]
+// does the rest in the background with bounded queues, so that a push
+// service that is slow, down or hung never delays a 202, the queue or a
+// stream: what does not fit is dropped and counted. It never logs an
+// endpoint, a key or a device id.
+package push
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	webpush "github.com/SherClockHolmes/webpush-go"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// The headers of every push (RFC 8030, section 5).
+const (
+	// ttl is how long the push service keeps a push for a device that is
+	// offline: a day, after which the device's next start syncs anyway.
+	ttl = 24 * 60 * 60
+	// urgency: a message is something a person waits for.
+	urgency = webpush.UrgencyHigh
+	// topic makes the push service keep one undelivered push per device,
+	// not one per interval, while the device is offline.
+	topic = "new"
+	// recordSize keeps the padded, encrypted body small (128 bytes) for an
+	// empty payload; the library pads to the record size.
+	recordSize = 128
+)
+
+// Config is what a Pusher needs.
+type Config struct {
+	Pool   *pgxpool.Pool
+	Logger *slog.Logger     // nil: discard
+	Now    func() time.Time // nil: time.Now; when pushes were claimed
+
+	// Contact is the VAPID subject (RFC 8292, section 2.1), "mailto:…" or
+	// "https://…"; empty turns push off.
+	Contact string
+	// Interval: at most one push per device per Interval, across
+	// instances.
+	Interval time.Duration
+	// Instance is this relay instance's name in devices.stream_instance,
+	// PresenceTTL how long another instance's heartbeat counts (package
+	// hub, ADR 0055).
+	Instance    string
+	PresenceTTL time.Duration
+	// AllowPrivate lets endpoints resolve to loopback and private
+	// addresses (tests, a push service on a private network).
+	AllowPrivate bool
+	// RootCAs are the CAs push services' certificates must chain to; nil:
+	// the system's. Tests give their push service's.
+	RootCAs *x509.CertPool
+
+	// Workers send pushes at once; Queue bounds the pushes waiting for
+	// them and MaxPending the devices waiting to be considered; Backoff
+	// is the first wait before a retry, doubled each time, Retries the
+	// retries after the first attempt.
+	Workers, Queue, MaxPending, Retries int
+	Backoff                             time.Duration
+}
+
+// Pusher sends pushes. Create it with New, call Run for the background
+// work; Signal works before, during and after Run (what it queues waits
+// for Run).
+type Pusher struct {
+	cfg    Config
+	log    *slog.Logger
+	client *http.Client
+
+	mu      sync.Mutex         // guards the following
+	pending map[string]pending // device → signals not yet considered
+	keys    *vapidKeys         // loaded or made on first use
+
+	wake chan struct{} // capacity 1
+	jobs chan job
+
+	// Counters, for the metrics and tests.
+	sent      atomic.Int64 // pushes the push service accepted (2xx)
+	failed    atomic.Int64 // pushes given up: refused, gone, or retried out
+	dropped   atomic.Int64 // signals or pushes dropped because a queue was full, or the claim failed
+	signalled atomic.Int64 // signals taken by Signal
+	settled   atomic.Int64 // signals considered (or dropped)
+	claimed   atomic.Int64 // pushes claimed: each ends sent, failed or dropped
+}
+
+type pending struct {
+	account int64 // the account the envelopes were sent to
+	signals int
+}
+
+type job struct {
+	device string
+	sub    Subscription
+}
+
+// New returns a Pusher. It starts nothing and touches no database.
+func New(cfg Config) *Pusher {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&cfg.Workers, 4)
+	def(&cfg.Queue, 256)
+	def(&cfg.MaxPending, 10000)
+	if cfg.Retries < 0 {
+		cfg.Retries = 0
+	} else if cfg.Retries == 0 {
+		cfg.Retries = 3
+	}
+	if cfg.Backoff <= 0 {
+		cfg.Backoff = time.Second
+	}
+	return &Pusher{cfg: cfg, log: cfg.Logger, client: newClient(cfg.AllowPrivate, cfg.RootCAs),
+		pending: map[string]pending{}, wake: make(chan struct{}, 1), jobs: make(chan job, cfg.Queue)}
+}
+
+// Enabled reports whether the relay pushes at all (a contact is set).
+func (p *Pusher) Enabled() bool { return p.cfg.Contact != "" }
+
+// Signal says that an envelope sent to account was queued for these
+// devices. Only the devices of that account can get a push: the sender's
+// own copies push nothing. It never blocks and never touches the
+// database: Run decides which devices get a push. Beyond MaxPending
+// devices waiting, the signal is dropped.
+func (p *Pusher) Signal(account int64, devices []string) {
+	if !p.Enabled() || len(devices) == 0 {
+		return
+	}
+	p.mu.Lock()
+	for _, d := range devices {
+		p.signalled.Add(1)
+		w, ok := p.pending[d]
+		if !ok && len(p.pending) >= p.cfg.MaxPending {
+			p.dropped.Add(1)
+			p.settled.Add(1)
+			continue
+		}
+		p.pending[d] = pending{account: account, signals: w.signals + 1}
+	}
+	p.mu.Unlock()
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Stats are the Pusher's counters.
+type Stats struct {
+	Sent, Failed, Dropped int64
+	// Signalled counts the devices Signal was given, Settled those of them
+	// considered since (or dropped): equal when Run has caught up.
+	// Claimed counts the pushes decided on.
+	Signalled, Settled, Claimed int64
+}
+
+// Stats returns the counters.
+func (p *Pusher) Stats() Stats {
+	return Stats{Sent: p.sent.Load(), Failed: p.failed.Load(), Dropped: p.dropped.Load(),
+		Signalled: p.signalled.Load(), Settled: p.settled.Load(), Claimed: p.claimed.Load()}
+}
+
+// claimBatch bounds the devices one claim reads.
+const claimBatch = 500
+
+// Run considers signalled devices and sends their pushes until ctx ends,
+// and returns only when every goroutine it started has ended. Without a
+// contact it only waits for ctx. Call it once.
+func (p *Pusher) Run(ctx context.Context) {
+	if !p.Enabled() {
+		<-ctx.Done()
+		return
+	}
+	defer p.client.CloseIdleConnections()
+	var wg sync.WaitGroup
+	for range p.cfg.Workers {
+		wg.Go(func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case j := <-p.jobs:
+					p.push(ctx, j)
+				}
+			}
+		})
+	}
+	defer wg.Wait()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.wake:
+		}
+		for p.round(ctx) {
+		}
+	}
+}
+
+// round claims the pushes of up to claimBatch pending devices and queues
+// them for the workers. It reports whether devices are still pending.
+func (p *Pusher) round(ctx context.Context) bool {
+	p.mu.Lock()
+	ids := make([]string, 0, min(len(p.pending), claimBatch))
+	accounts := make([]int64, 0, cap(ids))
+	signals := 0
+	for d, w := range p.pending {
+		if len(ids) == claimBatch {
+			break
+		}
+		ids = append(ids, d)
+		accounts = append(accounts, w.account)
+		signals += w.signals
+		delete(p.pending, d)
+	}
+	more := len(p.pending) > 0
+	p.mu.Unlock()
+	if len(ids) == 0 {
+		return false
+	}
+	defer p.settled.Add(int64(signals))
+	jobs, err := p.claim(ctx, ids, accounts)
+	if err != nil {
+		if ctx.Err() == nil {
+			p.log.Warn("push: choosing the devices to push failed; their signals are dropped", "devices", len(ids), "err", err)
+		}
+		p.dropped.Add(int64(len(ids)))
+		return more && ctx.Err() == nil
+	}
+	p.claimed.Add(int64(len(jobs)))
+	for _, j := range jobs {
+		select {
+		case p.jobs <- j:
+		default:
+			p.dropped.Add(1) // the push services are behind: drop, never wait
+		}
+	}
+	return more && ctx.Err() == nil
+}
+
+// claim picks, among ids, the devices that get a push now, and records
+// the push in the same statement, so that two instances never both push
+// one device within the interval. A device gets one when it is live and
+// of the account its envelope was sent to (accounts, by index), has
+// a subscription, was not pushed within the interval, and has no open
+// stream: devices.stream_instance is empty, or names another instance
+// whose heartbeat is older than PresenceTTL (ADR 0055). This instance is
+// alive by definition: its streams clear their mark when they end.
+func (p *Pusher) claim(ctx context.Context, ids []string, accounts []int64) ([]job, error) {
+	now := p.cfg.Now()
+	rows, err := p.pool().Query(ctx, `UPDATE push_subscriptions s SET pushed_at = $3
+		FROM unnest($1::text[], $2::bigint[]) AS w (id, account)
+		  JOIN devices d ON d.id = w.id AND d.account_id = w.account
+		  LEFT JOIN relay_instances i ON i.id = d.stream_instance
+		WHERE s.device_id = d.id AND d.revoked_at IS NULL
+		  AND (s.pushed_at IS NULL OR s.pushed_at <= $4)
+		  AND (d.stream_instance IS NULL
+		       OR (d.stream_instance <> $5 AND (i.seen_at IS NULL OR i.seen_at < now() - make_interval(secs => $6))))
+		RETURNING s.device_id, s.endpoint, s.p256dh, s.auth`,
+		ids, accounts, now, now.Add(-p.cfg.Interval), p.cfg.Instance, p.cfg.PresenceTTL.Seconds())
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (job, error) {
+		var j job
+		err := r.Scan(&j.device, &j.sub.Endpoint, &j.sub.P256dh, &j.sub.Auth)
+		return j, err
+	})
+}
+
+func (p *Pusher) pool() *pgxpool.Pool { return p.cfg.Pool }
+
+// retryCap bounds a wait the push service asks for with Retry-After.
+const retryCap = time.Minute
+
+// push sends one push, retrying 429 and 5xx answers and failed connections
+// with backoff. A 404 or 410 means the subscription is gone: it is
+// deleted (RFC 8030, section 7.3).
+func (p *Pusher) push(ctx context.Context, j job) {
+	keys, err := p.vapid(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			p.failed.Add(1)
+			p.log.Warn("push: no VAPID key", "err", err)
+		}
+		return
+	}
+	wait := p.cfg.Backoff
+	for attempt := 0; ; attempt++ {
+		status, retryAfter, err := p.send(ctx, keys, j.sub)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err == nil && status >= 200 && status < 300:
+			p.sent.Add(1)
+			return
+		case err == nil && (status == http.StatusNotFound || status == http.StatusGone):
+			p.failed.Add(1)
+			// Only if the device has not subscribed again meanwhile.
+			if _, err := p.pool().Exec(ctx, `DELETE FROM push_subscriptions WHERE device_id = $1 AND endpoint = $2`, j.device, j.sub.Endpoint); err != nil && ctx.Err() == nil {
+				p.log.Warn("push: deleting an expired subscription failed", "err", err)
+			}
+			p.log.Info("push: the push service says the subscription is gone; deleted", "status", status)
+			return
+		case errors.Is(err, ErrForbiddenAddress):
+			p.failed.Add(1)
+			p.log.Warn("push: the endpoint resolves to an address that is not public; see --push-allow-private")
+			return
+		case err == nil && status != http.StatusTooManyRequests && status < 500:
+			p.failed.Add(1)
+			p.log.Warn("push: refused by the push service", "status", status)
+			return
+		case attempt >= p.cfg.Retries:
+			p.failed.Add(1)
+			p.log.Warn("push: giving up after retries", "attempts", attempt+1, "status", status, "err", errText(err))
+			return
+		}
+		d := max(wait, retryAfter)
+		if d > retryCap {
+			d = retryCap
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		wait *= 2
+	}
+}
+
+// errText is err's message without the URL net/http puts in it (the
+// endpoint identifies the device at its push service).
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}
+
+// Payload is what every push carries: nothing (the client shows fixed
+// text and syncs).
+var Payload = []byte{}
+
+// send makes one attempt and returns the push service's status and the
+// Retry-After it asked for.
+func (p *Pusher) send(ctx context.Context, keys *vapidKeys, sub Subscription) (int, time.Duration, error) {
+	subject := p.cfg.Contact
+	// webpush-go adds "mailto:" to a subject that is not an https URL.
+	subject = strings.TrimPrefix(subject, "mailto:")
+	resp, err := webpush.SendNotificationWithContext(ctx, Payload, &webpush.Subscription{
+		Endpoint: sub.Endpoint,
+		Keys:     webpush.Keys{P256dh: b64url(sub.P256dh), Auth: b64url(sub.Auth)},
+	}, &webpush.Options{
+		HTTPClient:      p.client,
+		RecordSize:      recordSize,
+		Subscriber:      subject,
+		Topic:           topic,
+		TTL:             ttl,
+		Urgency:         urgency,
+		VAPIDPublicKey:  keys.public,
+		VAPIDPrivateKey: keys.private,
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("sending a push: %w", err)
+	}
+	defer resp.Body.Close()
+	var retryAfter time.Duration
+	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
+		retryAfter = time.Duration(s) * time.Second
+	}
+	return resp.StatusCode, retryAfter, nil
+}
