@@ -171,3 +171,37 @@ func TestStep5HoldsNamesAndDisables(t *testing.T) {
 		t.Fatal("a name hash was held twice")
 	}
 }
+
+// TestStep6PushTables: after 0006 a device's push subscription goes with
+// the device row, one subscription per device, and one VAPID pair at most.
+func TestStep6PushTables(t *testing.T) {
+	pool := emptyDB(t)
+	ctx := context.Background()
+	if _, err := migrations.Apply(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `
+		INSERT INTO accounts (username, password_hash, public_key) VALUES ('alice', 'x', '\x04');
+		INSERT INTO devices (id, account_id, name, public_key) VALUES ('a', 1, 'a', '\x04'), ('b', 1, 'b', '\x04');
+		INSERT INTO push_subscriptions (device_id, endpoint, p256dh, auth) VALUES ('a', 'https://p/1', '\x04', '\x01'), ('b', 'https://p/2', '\x04', '\x01');
+		INSERT INTO push_vapid (id, private_key, public_key) VALUES (1, 'k', 'K')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO push_subscriptions (device_id, endpoint, p256dh, auth) VALUES ('a', 'https://p/3', '\x04', '\x01')`); err == nil {
+		t.Fatal("a second subscription for one device was stored")
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO push_vapid (id, private_key, public_key) VALUES (2, 'k', 'K')`); err == nil {
+		t.Fatal("a second VAPID pair was stored")
+	}
+	if _, err := pool.Exec(ctx, `DELETE FROM devices WHERE id = 'a'`); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := pool.Query(ctx, `SELECT device_id FROM push_subscriptions ORDER BY device_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || strings.Join(left, " ") != "b" {
+		t.Fatalf("after deleting device a: subscriptions of %v (%v), want b", left, err)
+	}
+}

@@ -256,7 +256,8 @@ func TestServiceWorkerPush(t *testing.T) {
 	// from a real click, so the test records the call); with a tab of
 	// the app open, it focuses that tab. The click goes through the
 	// worker's notificationclick listener.
-	click := func(how string) string { return fmt.Sprintf(`(async () => {
+	click := func(how string) string {
+		return fmt.Sprintf(`(async () => {
   const calls = [];
   const openWindow = self.clients.openWindow, focus = WindowClient.prototype.focus;
   self.clients.openWindow = async (url) => { calls.push('open ' + url); return null; };

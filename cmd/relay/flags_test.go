@@ -207,3 +207,28 @@ func TestMetricsAddressInUse(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
+
+// TestPushFlags: push is off by default; --push-contact, --push-interval
+// and --push-allow-private reach the options, from the command line or the
+// environment; an interval under a second is refused.
+func TestPushFlags(t *testing.T) {
+	t.Setenv("DATABASE_URL", "postgres://unused")
+	o, err := parseFlags("serve", nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.pushContact != "" || o.pushInterval != time.Minute || o.pushPrivate {
+		t.Fatalf("defaults: contact %q, interval %v, allow private %v; want push off, 1m, false", o.pushContact, o.pushInterval, o.pushPrivate)
+	}
+	t.Setenv("RELAY_PUSH_CONTACT", "mailto:ops@relay.test")
+	o, err = parseFlags("serve", []string{"--push-interval", "5s", "--push-allow-private"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.pushContact != "mailto:ops@relay.test" || o.pushInterval != 5*time.Second || !o.pushPrivate {
+		t.Fatalf("set: contact %q, interval %v, allow private %v", o.pushContact, o.pushInterval, o.pushPrivate)
+	}
+	if _, err := parseFlags("serve", []string{"--push-interval", "100ms"}, io.Discard); err == nil || !strings.Contains(err.Error(), "--push-interval") {
+		t.Fatalf("an interval of 100ms: %v, want refused", err)
+	}
+}

@@ -29,9 +29,9 @@ function appWindows() {
 
 async function pushReceived() {
   const windows = await appWindows();
+  if (!windows.some((w) => w.visibilityState === 'visible')) await self.registration.showNotification(PUSH_TITLE, PUSH_OPTIONS);
+  // Last: the open tabs, hidden or not, sync now.
   for (const w of windows) w.postMessage({ type: 'push' });
-  if (windows.some((w) => w.visibilityState === 'visible')) return;
-  await self.registration.showNotification(PUSH_TITLE, PUSH_OPTIONS);
 }
 
 async function notificationClicked(notification) {

@@ -1,4 +1,4 @@
--- 0005: Web Push as a signal (ADR 0055, ADR 0056).
+-- 0006: Web Push as a signal (ADR 0055, ADR 0056).
 --
 -- push_vapid holds the relay's one VAPID key pair (RFC 8292), made at the
 -- first start: the push services know the relay by its public key, so it
