@@ -1325,7 +1325,7 @@ async function notificationsSection() {
   });
   return el('div', { id: 'notifications' },
     el('h3', {}, 'Notifications'),
-    el('p', { class: 'switch' }, box, ' ', el('label', { for: 'notify-switch' }, 'Notify me of new messages when no tab of the app is open')),
+    el('p', { class: 'switch' }, box, ' ', el('label', { for: 'notify-switch' }, 'Notify me of new messages when the app is not on screen')),
     el('p', { id: 'notify-about', class: 'muted' },
       'A notification says only “New message”: never who wrote it or what. To deliver it, your browser’s push service learns that this device got something, and when; not the content, the sender or how many messages.'),
     msg);
