@@ -118,7 +118,7 @@ func TestNotificationsOptIn(t *testing.T) {
 	if n := r.count(`SELECT count(*) FROM push_subscriptions WHERE device_id = $1 AND endpoint = $2`, dev, sub.Endpoint); n != 1 {
 		t.Fatal("the relay holds no subscription for the device")
 	}
-	fitsWidths(bob, "notifications-on")
+	checkScreen(bob, "notifications-on")
 	bob.do(chromedp.Reload())
 	bob.waitFor("the switch on after a reload", `document.getElementById('notify-switch') && document.getElementById('notify-switch').checked && !document.getElementById('notify-switch').disabled`)
 
