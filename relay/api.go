@@ -352,10 +352,10 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 		s.metrics.accepted.Inc()
 		stored = true
 		s.hub.Committed(qe, deliveries)
-		if to.ID != acc.ID {
-			// Only the recipient's devices may need waking; envelopes to
-			// oneself (read positions, ADR 0035) never push. It never
-			// blocks (ADR 0055).
+		if to.ID != acc.ID && !env.Receipt {
+			// Only the recipient's devices may need waking by a message;
+			// envelopes to oneself (read positions, ADR 0035) and
+			// receipts (ADR 0051) never push. It never blocks (ADR 0055).
 			s.pusher.Signal(to.ID, deviceIDs(deliveries))
 		}
 	}

@@ -135,7 +135,8 @@ func TestPushOnlyToDevicesWithoutAStream(t *testing.T) {
 }
 
 // TestPushCoalescesBursts: a burst of envelopes to an offline device makes
-// one push; the next after the interval makes another.
+// one push; a receipt after the interval makes none, and the next message
+// makes another.
 func TestPushCoalescesBursts(t *testing.T) {
 	svc := pushtest.New(t, pushContact)
 	s := newTestServer(t, withPush(svc))
@@ -150,7 +151,15 @@ func TestPushCoalescesBursts(t *testing.T) {
 	if st.Signalled != 10 || st.Claimed != 1 || st.Sent != 1 || svc.Tries(sub) != 1 {
 		t.Fatalf("10 envelopes: %+v, %d requests; want one push", st, svc.Tries(sub))
 	}
+	// Receipts (ADR 0051) never push, even after the interval. Signal
+	// runs before the 202, so a receipt that signalled would be counted.
 	s.Clock.Advance(relay.DefaultConfig().PushInterval)
+	if _, err := alice.device(0).SendReceipt(context.Background(), s.newID(), "bob", []byte("read")); err != nil {
+		t.Fatal(err)
+	}
+	if st := settled(t, s); st.Claimed != 1 || svc.Tries(sub) != 1 {
+		t.Fatalf("a receipt: %+v, %d requests; want no push", st, svc.Tries(sub))
+	}
 	s.send(t, alice.device(0), "bob", "after the interval")
 	svc.WaitFor(t, "the second push", func() bool { return len(svc.Pushes(sub)) == 2 })
 }
