@@ -156,6 +156,9 @@ func (f fakeStates) StreamStates(_ context.Context, ids []string) (map[string]de
 	return out, nil
 }
 
+// StreamsEnded records nothing: these tests read no presence.
+func (f fakeStates) StreamsEnded(context.Context, string, []string, []int64) error { return nil }
+
 // TestCatchUpEndsStreamsWithTheirReason: the check that stands in for a
 // lost notice ends a revoked device's stream with revoked, the stream of
 // a device whose row is gone with deleted, and a disabled account's with
