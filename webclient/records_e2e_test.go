@@ -49,12 +49,6 @@ func (tb *tab) typeEdit(text string) {
 	tb.do(chromedp.SendKeys(chromedp.ID("composer"), text+kb.Enter))
 }
 
-// bubbleCount is how many bubbles of the open chat show text.
-func bubbleCount(tb *tab, text string) int {
-	tb.t.Helper()
-	return eval[int](tb, `[...document.querySelectorAll('#messages .msg')].filter(e => e.querySelector('.text').textContent === `+js(text)+`).length`)
-}
-
 // ignored is the count of records this profile did not apply, by reason.
 func ignored(tb *tab) map[string]int {
 	tb.t.Helper()
