@@ -390,6 +390,22 @@ function addToChat(ch, m, pub) {
   if (isUnread(m, readPosition(ch))) ch.unread = (ch.unread || 0) + 1;
 }
 
+// chatCache reads each chat of a transaction's store cs once: getChat(u)
+// returns the chat to change (a new one if there is none), putChats writes
+// back every chat read.
+function chatCache(cs) {
+  const chats = new Map();
+  return {
+    getChat: async (u) => {
+      if (!chats.has(u)) chats.set(u, (await req(cs.get(u))) || newChat(u));
+      return chats.get(u);
+    },
+    putChats: () => {
+      for (const ch of chats.values()) cs.put(ch);
+    },
+  };
+}
+
 // storeBatch writes what a batch of envelopes decrypted to (messages,
 // sealed ones waiting to decrypt, read positions) together with the stream
 // cursor, in one transaction (ADR 0013): the caller ACKs only after it
@@ -403,11 +419,7 @@ export async function storeBatch(results, lastSeq, notice, me) {
   const ms = t.objectStore('messages');
   const cs = t.objectStore('chats');
   const meta = t.objectStore('meta');
-  const chats = new Map();
-  const getChat = async (u) => {
-    if (!chats.has(u)) chats.set(u, (await req(cs.get(u))) || newChat(u));
-    return chats.get(u);
-  };
+  const { getChat, putChats } = chatCache(cs);
   const delivered = new Map(); // chat -> ids to send a delivery receipt for
   const ignored = { forged: 0, invalid: 0 };
   const forged = [];
@@ -447,7 +459,7 @@ export async function storeBatch(results, lastSeq, notice, me) {
       }
     }
   }
-  for (const ch of chats.values()) cs.put(ch);
+  putChats();
   for (const [chat, ids] of delivered) await queueReceipts(meta, chat, 'delivered', ids);
   await countIgnored(meta, 'forged', ignored.forged);
   await countIgnored(meta, 'invalid', ignored.invalid);
@@ -490,11 +502,7 @@ async function replaceRows(results, me, still) {
   const ms = t.objectStore('messages');
   const cs = t.objectStore('chats');
   const meta = t.objectStore('meta');
-  const chats = new Map();
-  const getChat = async (u) => {
-    if (!chats.has(u)) chats.set(u, (await req(cs.get(u))) || newChat(u));
-    return chats.get(u);
-  };
+  const { getChat, putChats } = chatCache(cs);
   let forged = 0;
   for (const { id, msg, record } of results) {
     const old = await req(ms.get(id));
@@ -512,7 +520,7 @@ async function replaceRows(results, me, still) {
     addToChat(await getChat(msg.chat), msg, pub);
     if (deliverable(msg, me)) await queueReceipts(meta, msg.chat, 'delivered', [msg.id]);
   }
-  for (const ch of chats.values()) cs.put(ch);
+  putChats();
   await countIgnored(meta, 'forged', forged);
   await done(t);
   return changed;
@@ -577,14 +585,10 @@ export async function recordSent(m, ts, me) {
   const t = await tx(['meta', 'messages', 'chats'], 'readwrite');
   const ms = t.objectStore('messages');
   const cs = t.objectStore('chats');
-  const chats = new Map();
-  const getChat = async (u) => {
-    if (!chats.has(u)) chats.set(u, (await req(cs.get(u))) || newChat(u));
-    return chats.get(u);
-  };
+  const { getChat, putChats } = chatCache(cs);
   ms.delete(m.id);
   await applyRecord(ms, getChat, { type: m.kind, ...m.rec }, { key: { sort: ts, id: m.id }, author: me, chat: m.chat, me }, changed);
-  for (const ch of chats.values()) cs.put(ch);
+  putChats();
   await done(t);
 }
 
