@@ -33,6 +33,7 @@ type liveRelay struct {
 	Pool *pgxpool.Pool
 
 	opts []func(*relay.Config)
+	wrap func(http.Handler) http.Handler // around the relay's handler, if set
 
 	mu  sync.Mutex // guards srv, hs
 	srv *relay.Server
@@ -41,12 +42,18 @@ type liveRelay struct {
 
 func startRelay(t *testing.T, opts ...func(*relay.Config)) *liveRelay {
 	t.Helper()
+	return startWrapped(t, nil, opts...)
+}
+
+// startWrapped starts a relay whose handler is wrap(the relay's handler).
+func startWrapped(t *testing.T, wrap func(http.Handler) http.Handler, opts ...func(*relay.Config)) *liveRelay {
+	t.Helper()
 	pool, _ := testdb.Pool(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &liveRelay{t: t, URL: "http://" + ln.Addr().String(), addr: ln.Addr().String(), Pool: pool, opts: opts}
+	r := &liveRelay{t: t, URL: "http://" + ln.Addr().String(), addr: ln.Addr().String(), Pool: pool, opts: opts, wrap: wrap}
 	r.serve(ln)
 	t.Cleanup(r.Stop)
 	return r
@@ -66,6 +73,9 @@ func (r *liveRelay) serve(ln net.Listener) {
 		r.t.Fatal(err)
 	}
 	hs := srv.HTTPServer()
+	if r.wrap != nil {
+		hs.Handler = r.wrap(hs.Handler)
+	}
 	go hs.Serve(ln)
 	go srv.Run(context.Background()) //nolint:errcheck // Stop's Close ends it and waits
 	r.mu.Lock()

@@ -3,12 +3,15 @@ package webclient
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // FuzzStaticPath sends any request target to the client's handler, as the
@@ -77,4 +80,56 @@ func FuzzStaticPath(f *testing.F) {
 			t.Fatalf("GET %q: %d %q", target, w.Code, w.Body.String())
 		}
 	})
+}
+
+// TestShell: the sw.js served holds the shell: the page and every file of
+// the client but the worker, under a version that changes with any file
+// (the control: one byte more in one file). The marker line must be in
+// sw.js, or the relay would serve a worker that caches nothing.
+func TestShell(t *testing.T) {
+	sh, err := shellOf(Embedded())
+	if err != nil {
+		t.Fatal(err)
+	}
+	served, err := fs.ReadFile(static, workerFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := json.Marshal(sh)
+	if !bytes.Contains(served, []byte("const SHELL = "+string(js)+";")) || bytes.Contains(served, shellMarker) {
+		t.Fatalf("the served sw.js does not hold the shell %s", js)
+	}
+	if !slices.Contains(sh.Files, "/") || !slices.Contains(sh.Files, "/app.js") || slices.Contains(sh.Files, "/sw.js") || slices.Contains(sh.Files, "/index.html") {
+		t.Fatalf("shell files %q", sh.Files)
+	}
+	for _, f := range sh.Files {
+		if strings.HasPrefix(f, "/api/") {
+			t.Fatalf("the shell holds %s", f)
+		}
+	}
+	changed := fstest.MapFS{}
+	for _, f := range sh.Files[1:] {
+		b, _ := fs.ReadFile(Embedded(), f[1:])
+		changed[f[1:]] = &fstest.MapFile{Data: b}
+	}
+	for _, f := range []string{"index.html", workerFile} {
+		b, _ := fs.ReadFile(Embedded(), f)
+		changed[f] = &fstest.MapFile{Data: b}
+	}
+	same, err := shellOf(changed)
+	if err != nil || same.Version != sh.Version {
+		t.Fatalf("the same files: version %s, want %s (%v)", same.Version, sh.Version, err)
+	}
+	changed["app.css"].Data = append(slices.Clip(changed["app.css"].Data), ' ')
+	if other, _ := shellOf(changed); other.Version == sh.Version {
+		t.Fatal("a changed file keeps the shell's version")
+	}
+	delete(changed, workerFile)
+	if _, err := newClientFiles(changed); err == nil {
+		t.Fatal("a client without sw.js is served")
+	}
+	changed[workerFile] = &fstest.MapFile{Data: []byte("// no shell line")}
+	if _, err := newClientFiles(changed); err == nil {
+		t.Fatal("a sw.js without the shell's line is served")
+	}
 }

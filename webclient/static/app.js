@@ -1803,11 +1803,24 @@ document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible' && openChatName) sync.markRead(openChatName);
 });
 
-window.addEventListener('hashchange', route);
+// booted: this profile's account (or that it has none) was read from
+// IndexedDB. Until then a change of the hash does not route: the first
+// route reads the hash as it is then, so the first screen is drawn once.
+let booted = false;
+
+window.addEventListener('hashchange', () => {
+  if (booted) route();
+});
 document.getElementById('logout').addEventListener('click', () => leave('logout'));
 
 (async () => {
-  if (await sync.load()) startSession();
+  // The app shell is cached for offline use (ADR 0065). The app starts on
+  // what IndexedDB holds, with or without the relay: the stream says
+  // whether it can be reached, and a 401 means logged out.
+  sync.installShell();
+  const has = await sync.load();
+  booted = true;
+  if (has) startSession();
   else {
     markScreen('auth');
     authScreen();

@@ -8,11 +8,103 @@
 // and it tells the tabs to sync; otherwise it shows a notification with
 // fixed text. A click focuses a tab of the app or opens one, which syncs
 // when it starts.
+//
+// The app shell (ADR 0065): the page and the client's static files, never
+// /api/ or the event stream, are cached when the worker installs, in a
+// cache named by the shell's version. They are fetched from the relay
+// first; the cache answers only when the relay cannot, so that a reload
+// while the relay is down opens the app on what IndexedDB holds. A relay
+// with a changed client serves a changed sw.js: the new worker caches the
+// new shell and deletes the old one when it activates.
 
-self.addEventListener('install', () => self.skipWaiting());
-self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
+self.addEventListener('install', (event) => event.waitUntil(installed()));
+self.addEventListener('activate', (event) => event.waitUntil(activated()));
+self.addEventListener('fetch', (event) => fetched(event));
 self.addEventListener('push', (event) => event.waitUntil(pushReceived()));
 self.addEventListener('notificationclick', (event) => event.waitUntil(notificationClicked(event.notification)));
+
+// ---- the worker ----
+
+// A new worker takes over at once: every page was fetched from the relay
+// first, so no page runs on an older shell than the relay's.
+async function installed() {
+  await cacheShell();
+  await self.skipWaiting();
+}
+
+async function activated() {
+  await dropOldShells();
+  await self.clients.claim();
+}
+
+// ---- the app shell ----
+
+const SHELL = { version: '', files: [] }; // filled in by the relay
+const SHELL_PREFIX = 'shell-';
+const SHELL_CACHE = SHELL_PREFIX + SHELL.version;
+
+// NETWORK_WAIT is how long a request of the shell waits for the relay
+// before the cached copy answers: a network that swallows requests (no
+// answer, no error) must not keep the app from opening. A relay that
+// answers late still answers the request once the cached copy was used.
+const NETWORK_WAIT = 4000;
+
+// cacheShell fetches the whole shell past the HTTP cache, so that the
+// cache holds one version; one missing file fails the install and the
+// previous worker stays.
+async function cacheShell() {
+  if (!SHELL.version) return;
+  const cache = await caches.open(SHELL_CACHE);
+  await cache.addAll(SHELL.files.map((f) => new Request(f, { cache: 'reload' })));
+}
+
+async function dropOldShells() {
+  for (const name of await caches.keys()) {
+    if (name.startsWith(SHELL_PREFIX) && name !== SHELL_CACHE) await caches.delete(name);
+  }
+}
+
+// shellPath is the cached file that answers request, or null when the
+// request is not the shell's: another method, another origin, the API,
+// the event stream, or any other path.
+function shellPath(request) {
+  if (!SHELL.version || request.method !== 'GET') return null;
+  const url = new URL(request.url);
+  if (url.origin !== self.location.origin) return null;
+  if (request.mode === 'navigate') return url.pathname === '/' || url.pathname === '/index.html' ? '/' : null;
+  return SHELL.files.includes(url.pathname) ? url.pathname : null;
+}
+
+// fetched answers the shell's requests; every other request goes to the
+// network untouched, as with no worker.
+function fetched(event) {
+  const path = shellPath(event.request);
+  if (path) event.respondWith(fromShell(event.request, path));
+}
+
+// fromShell asks the relay first. The cached copy answers when the relay
+// cannot be reached, answers with a server error (a proxy in front of a
+// relay that is down), or is slower than NETWORK_WAIT.
+async function fromShell(request, path) {
+  const cached = () => caches.match(path, { cacheName: SHELL_CACHE });
+  const net = fetch(request);
+  net.catch(() => {}); // answered from the cache meanwhile: nobody waits
+  let timer;
+  const late = new Promise((resolve) => { timer = setTimeout(() => resolve(null), NETWORK_WAIT); });
+  try {
+    const resp = await Promise.race([net, late]);
+    if (resp && resp.status < 500) return resp;
+    const hit = await cached();
+    if (hit) return hit;
+    return resp || await net;
+  } catch (e) {
+    const hit = await cached();
+    if (hit) return hit;
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 // ---- push ----
 

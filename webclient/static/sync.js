@@ -11,6 +11,7 @@
 //   conversation.js delete for me, and this device's chat settings
 //   contacts.js  contacts' keys, safety codes and their verification
 //   notifications.js  Web Push on this device, with sw.js
+//   shell.js     the offline app shell: registers sw.js
 // Screens read what is stored through store.js and change it only here.
 
 import * as account from './account.js';
@@ -26,6 +27,7 @@ export { deleteForMe, setReadReceipts, readReceipts } from './conversation.js';
 export { markRead, markUnread } from './readstate.js';
 export { openChat, acceptKey, safetyCode, setVerified, isDeleted } from './contacts.js';
 export { state as notificationState, enable as enableNotifications, disable as disableNotifications } from './notifications.js';
+export { install as installShell } from './shell.js';
 
 // A push came while this tab is open: the stream owner syncs now if its
 // stream is down, instead of waiting for the reconnect's backoff.

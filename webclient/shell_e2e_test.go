@@ -1,0 +1,152 @@
+package webclient_test
+
+import (
+	"io/fs"
+	"net/http"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+
+	"github.com/chromedp/chromedp"
+
+	"relay/webclient"
+)
+
+// shellCached is a condition: the page is controlled by the service
+// worker and its shell cache is filled.
+const shellCached = `navigator.serviceWorker.controller !== null && caches.keys().then(k => k.some(n => n.startsWith('shell-')))`
+
+// cachedShell returns the names of the worker's caches and the paths the
+// shell cache holds, sorted.
+func cachedShell(tb *tab) (caches, paths []string) {
+	tb.t.Helper()
+	v := eval[struct{ Caches, Paths []string }](tb, `(async () => {
+  const names = await caches.keys();
+  const paths = [];
+  for (const n of names) for (const r of await (await caches.open(n)).keys()) paths.push(new URL(r.url).pathname);
+  return { Caches: names.sort(), Paths: paths.sort() };
+})()`)
+	return v.Caches, v.Paths
+}
+
+// TestOfflineReload: with the relay down, a reload opens the app from
+// the worker's shell and shows the chat list and the history from
+// IndexedDB, with the offline bar; a message written then waits, and is
+// delivered exactly once when the relay is back at the same address.
+// The shell cache holds the page and the client's files, never /api/.
+// Without the worker's fetch handler, the reload shows Chrome's error page.
+func TestOfflineReload(t *testing.T) {
+	r, alice, bob := aliceAndBob(t)
+	alice.openChat("bob")
+	alice.send("hello bob")
+	bob.openChat("alice")
+	bob.waitMessage("hello bob")
+	bob.send("hello alice")
+	alice.waitMessage("hello alice")
+	alice.waitFor("the shell cached", shellCached)
+	alice.waitFor("alice's outbox settled", outboxSettled)
+	bob.waitFor("bob's outbox settled", outboxSettled)
+
+	_, sh, err := webclient.ClientFor(webclient.Embedded())
+	if err != nil {
+		t.Fatal(err)
+	}
+	caches, paths := cachedShell(alice)
+	want := slices.Sorted(slices.Values(sh.Files))
+	if !slices.Equal(caches, []string{"shell-" + sh.Version}) || !slices.Equal(paths, want) {
+		t.Fatalf("the worker caches %q holding %q, want shell-%s holding %q", caches, paths, sh.Version, want)
+	}
+
+	r.Stop()
+	alice.do(chromedp.Reload())
+	alice.waitFor("the app, offline", `document.getElementById('composer') && document.querySelector('#chat-list .chat-item[data-user="bob"]')`)
+	alice.waitFor("the history, offline", `(() => { const m = [...document.querySelectorAll('#messages .msg .text')].map(e => e.textContent); return m.includes('hello bob') && m.includes('hello alice'); })()`)
+	alice.waitFor("the offline bar", `!document.getElementById('conn-bar').hidden && document.getElementById('conn-bar').dataset.state === 'down'`)
+	// The key of the chat is known: being offline is said by the bar, not
+	// by an error in the chat.
+	if got := eval[string](alice, `document.getElementById('chat-error').textContent`); got != "" {
+		t.Fatalf("the chat shows an error offline: %q", got)
+	}
+	checkScreen(alice, "offline-reload")
+
+	alice.send("written offline")
+	alice.waitFor("the message waiting", `(() => { const m = [...document.querySelectorAll('#messages .msg')].pop(); return m && m.querySelector('.text').textContent === 'written offline' && m.dataset.status === 'pending' && m.textContent.includes('cannot be reached'); })()`)
+
+	r.Start()
+	alice.waitFor("the stream back", `document.getElementById('conn-bar').hidden`)
+	bob.waitMessage("written offline")
+	alice.waitFor("sent", `(() => { const m = [...document.querySelectorAll('#messages .msg')].pop(); return m && m.querySelector('.text').textContent === 'written offline' && m.dataset.status === 'sent'; })()`)
+	alice.waitFor("alice's outbox settled", outboxSettled)
+	bob.waitFor("bob's outbox settled", outboxSettled)
+	waitQueueEmpty(t, r)
+	if n := eval[int](bob, `import('/store.js').then(s => s.getMessages('alice')).then(ms => ms.filter(m => m.text === 'written offline').length)`); n != 1 {
+		t.Fatalf("bob holds the message written offline %d times, want once", n)
+	}
+	if n := r.count(`SELECT count(*) FROM sessions`); n == 0 {
+		t.Fatal("no session to end")
+	}
+
+	// A 401 still means logged out: the relay is up and the session gone.
+	if _, err := r.Pool.Exec(t.Context(), `DELETE FROM sessions`); err != nil {
+		t.Fatal(err)
+	}
+	alice.do(chromedp.Reload())
+	alice.waitFor("the session ended", `document.getElementById('conn-bar').dataset.state === 'loggedout'`)
+}
+
+// TestShellUpdate: a relay whose client changed serves a service worker
+// with another version; the next load installs it, which caches the new
+// shell and deletes the old cache.
+func TestShellUpdate(t *testing.T) {
+	var next atomic.Pointer[http.Handler]
+	r := startWrapped(t, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			if c := next.Load(); c != nil && !strings.HasPrefix(req.URL.Path, "/api/") {
+				(*c).ServeHTTP(w, req)
+				return
+			}
+			h.ServeHTTP(w, req)
+		})
+	})
+	_, old, err := webclient.ClientFor(webclient.Embedded())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tb := r.newProfile(t)
+	tb.waitFor("the first screen", `document.getElementById('auth-username')`)
+	tb.waitFor("the shell cached", shellCached)
+	if caches, _ := cachedShell(tb); !slices.Equal(caches, []string{"shell-" + old.Version}) {
+		t.Fatalf("caches %q, want shell-%s", caches, old.Version)
+	}
+
+	// The next deploy: one byte more in the style sheet.
+	changed := fstest.MapFS{}
+	if err := fs.WalkDir(webclient.Embedded(), ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(webclient.Embedded(), name)
+		if name == "app.css" {
+			b = append(slices.Clip(b), "/* the next deploy */\n"...)
+		}
+		changed[name] = &fstest.MapFile{Data: b}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	h, sh, err := webclient.ClientFor(changed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sh.Version == old.Version {
+		t.Fatal("a changed client has the same shell version")
+	}
+	next.Store(&h)
+	tb.do(chromedp.Reload())
+	tb.waitFor("the new shell alone", `caches.keys().then(k => k.length === 1 && k[0] === `+js("shell-"+sh.Version)+`)`)
+	if !eval[bool](tb, `caches.open(`+js("shell-"+sh.Version)+`).then(c => c.match('/app.css')).then(r => r.text()).then(t => t.includes('the next deploy'))`) {
+		t.Fatal("the new shell cache does not hold the new style sheet")
+	}
+}
