@@ -9,6 +9,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"relay/webclient"
@@ -148,5 +149,45 @@ func TestShellUpdate(t *testing.T) {
 	tb.waitFor("the new shell alone", `caches.keys().then(k => k.length === 1 && k[0] === `+js("shell-"+sh.Version)+`)`)
 	if !eval[bool](tb, `caches.open(`+js("shell-"+sh.Version)+`).then(c => c.match('/app.css')).then(r => r.text()).then(t => t.includes('the next deploy'))`) {
 		t.Fatal("the new shell cache does not hold the new style sheet")
+	}
+}
+
+// drawLog is run in every page of a tab before the app's scripts: it
+// writes down each node a screen puts into the view, by id or class (the
+// page's own loading text and noscript are not drawn by a screen).
+const drawLog = `(() => {
+  window.testDraws = [];
+  new MutationObserver((recs) => {
+    for (const r of recs) if (r.target.id === 'view') for (const n of r.addedNodes) {
+      if (n.nodeType === 1 && n.id !== 'status' && n.tagName !== 'NOSCRIPT') window.testDraws.push(n.id || n.className);
+    }
+  }).observe(document, { childList: true, subtree: true });
+  if (location.search === '?hash-while-loading') addEventListener('DOMContentLoaded', () => { location.hash = '#/settings'; }, { once: true });
+})()`
+
+// TestSettingsDrawnOnce: a page that starts on Settings draws it once and
+// nothing before it, whether the hash was there at the load (a reload on
+// Settings) or came while the session was read from IndexedDB. Before, the
+// hash and the session both routed: the first route drew the login screen
+// (the session not read yet) or Settings, and the second Settings again.
+func TestSettingsDrawnOnce(t *testing.T) {
+	r := startRelay(t)
+	p, tb := r.newProfile(t)
+	tb.register("alice")
+	ctx, _ := p.NewTab(t)
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: drawLog}); err != nil {
+		t.Fatal(err)
+	}
+	tb.do(chromedp.Navigate("about:blank")) // one tab of the profile on the app
+	for _, c := range []struct{ name, url string }{
+		{"reload on Settings", r.URL + "/#/settings"},
+		{"the hash while loading", r.URL + "/?hash-while-loading"},
+	} {
+		st := &tab{t: t, ctx: ctx}
+		st.do(chromedp.Navigate("about:blank"), chromedp.Navigate(c.url))
+		st.waitFor("Settings, with the stream", `document.getElementById('notify-switch') && document.getElementById('recovery-status') && document.getElementById('conn-bar').hidden && window.testDraws.length > 0`)
+		if draws := eval[[]string](st, `window.testDraws`); !slices.Equal(draws, []string{"settings", "privacy", "delete-section"}) {
+			t.Fatalf("%s: the view drew %q, want Settings once", c.name, draws)
+		}
 	}
 }
