@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"relay/webclient"
 )
@@ -190,4 +191,78 @@ func TestSettingsDrawnOnce(t *testing.T) {
 			t.Fatalf("%s: the view drew %q, want Settings once", c.name, draws)
 		}
 	}
+}
+
+// chatFocus is the username of the chat-list row that has the focus, or
+// "" when the focus is elsewhere.
+const chatFocus = `(() => { const a = document.activeElement; return a && a.matches('#chat-list a') ? a.closest('.chat-item').dataset.user : ''; })()`
+
+// TestChatListKeys: the chat list is one Tab stop; with real key events,
+// the arrows move between the rows (no wrap at the ends), Home and End go
+// to the first and the last, Enter and Space open the chat focused; once a
+// chat is open, Tab into the list lands on its row. axe-core finds nothing
+// serious on the list.
+func TestChatListKeys(t *testing.T) {
+	r, alice, bob := aliceAndBob(t)
+	_, carol := r.newProfile(t)
+	carol.register("carol")
+	bob.openChat("alice")
+	bob.send("from bob")
+	alice.waitFor("bob's row", `document.querySelector('#chat-list .chat-item[data-user="bob"]')`)
+	carol.openChat("alice")
+	carol.send("from carol")
+	alice.waitFor("carol's row", `document.querySelector('#chat-list .chat-item[data-user="carol"]')`)
+	alice.openChat("alice")
+	alice.send("a note")
+	alice.waitFor("the note sent", `document.querySelector('#messages .msg.out[data-status="sent"]')`)
+	eval[chromedp.Void](alice, `location.hash = '#/chats'`)
+	alice.waitFor("three rows", `document.querySelectorAll('#chat-list .chat-item').length === 3 && !document.getElementById('messages')`)
+	if got := chatListOrder(alice); got != "alice carol bob" {
+		t.Fatalf("chat list %q, want alice carol bob", got)
+	}
+	stops := func() int {
+		return eval[int](alice, `[...document.querySelectorAll('#chat-list a')].filter(a => a.tabIndex === 0).length`)
+	}
+	key := func(k string, want string) {
+		t.Helper()
+		alice.do(chromedp.KeyEvent(k))
+		if got := eval[string](alice, chatFocus); got != want {
+			t.Fatalf("after %q the focus is on %q, want %q", k, got, want)
+		}
+	}
+	if n := stops(); n != 1 {
+		t.Fatalf("%d rows take a Tab stop, want 1", n)
+	}
+	alice.do(chromedp.Focus(chromedp.ID("new-chat-btn")))
+	key(kb.Tab, "alice")
+	key(kb.ArrowDown, "carol")
+	key(kb.ArrowDown, "bob")
+	key(kb.ArrowDown, "bob")
+	key(kb.Home, "alice")
+	key(kb.ArrowUp, "alice")
+	key(kb.End, "bob")
+	key(kb.ArrowUp, "carol")
+	if n := stops(); n != 1 {
+		t.Fatalf("%d rows take a Tab stop after moving, want 1", n)
+	}
+	// One Tab stop: Tab leaves the list, Shift+Tab comes back to the row.
+	key(kb.Tab, "")
+	alice.do(chromedp.KeyEvent(kb.Tab, chromedp.KeyModifiers(chromedp.ModifierShift)))
+	if got := eval[string](alice, chatFocus); got != "carol" {
+		t.Fatalf("Shift+Tab back into the list: the focus is on %q, want carol", got)
+	}
+	checkScreen(alice, "chat-list-keys")
+	alice.do(chromedp.EmulateViewport(1280, 800))
+	alice.do(chromedp.Focus(chromedp.CSS(`#chat-list .chat-item[data-user="carol"] a`)))
+	alice.do(chromedp.KeyEvent(kb.Enter))
+	alice.waitFor("carol's chat, by Enter", `location.hash === '#/chat/carol' && document.querySelector('.chat[data-chat="carol"]')`)
+
+	// Side by side, the open chat's row is the Tab stop.
+	alice.do(chromedp.Focus(chromedp.ID("new-chat-btn")))
+	key(kb.Tab, "carol")
+	key(kb.ArrowDown, "bob")
+	alice.do(chromedp.KeyEvent(" "))
+	alice.waitFor("bob's chat, by Space", `location.hash === '#/chat/bob' && document.querySelector('.chat[data-chat="bob"]')`)
+	alice.do(chromedp.Focus(chromedp.ID("new-chat-btn")))
+	key(kb.Tab, "bob")
 }

@@ -378,11 +378,17 @@ function splitView() {
       }
     },
   }, el('div', {}, el('label', { for: 'new-chat-username' }, 'New chat'), input), el('button', { type: 'submit', id: 'new-chat-btn', class: 'primary' }, 'Open'));
-  const list = el('ul', { class: 'plain', id: 'chat-list', 'aria-label': 'Chats' });
+  const list = el('ul', { class: 'plain', id: 'chat-list', 'aria-label': 'Chats', 'aria-describedby': 'chat-list-hint' });
+  list.addEventListener('keydown', chatListKey);
+  list.addEventListener('focusin', (e) => {
+    const a = e.target.closest('a.chat-link');
+    if (a) setChatStop(list, a);
+  });
   const empty = el('p', { class: 'muted', id: 'no-chats' }, 'No chats yet. Write to someone by their username.');
   const notices = el('div', { class: 'list-notices' });
   const listPane = el('section', { class: 'list-pane', id: 'list-pane', 'aria-labelledby': 'chats-title' },
-    notices, form, err, el('h2', { id: 'chats-title', class: 'pane-title' }, 'Chats'), list, empty);
+    notices, form, err, el('h2', { id: 'chats-title', class: 'pane-title' }, 'Chats'), list, empty,
+    el('p', { id: 'chat-list-hint', class: 'sr-only' }, 'The up and down arrows move between chats, Home and End to the first and the last; Enter or Space opens the chat.'));
   const chatPane = el('div', { class: 'chat-pane', id: 'chat-pane' });
   const split = el('div', { class: 'split', id: 'split', 'data-open': 'list' }, listPane, chatPane);
   view.replaceChildren(split);
@@ -416,7 +422,7 @@ function chatItem(c, unsent) {
   const marker = unsent === 'failed' ? el('span', { class: 'marker failed-marker' }, 'Not sent')
     : unsent === 'pending' ? el('span', { class: 'marker pending-marker' }, 'Waiting to send') : null;
   return el('li', { class: 'chat-item' + (c.unread ? ' has-unread' : ''), 'data-user': c.username },
-    el('a', { href: '#/chat/' + c.username, 'aria-current': c.username === openChatName ? 'true' : null },
+    el('a', { href: '#/chat/' + c.username, class: 'chat-link', tabindex: '-1', 'aria-current': c.username === openChatName ? 'true' : null },
       el('span', { class: 'chat-line' },
         el('span', { class: 'name', title: name }, name),
         c.lastTs ? el('time', { class: 'chat-time', datetime: new Date(c.lastTs).toISOString(), title: time.full(c.lastTs) }, time.short(c.lastTs)) : null),
@@ -425,6 +431,45 @@ function chatItem(c, unsent) {
         marker,
         c.unread ? el('span', { class: 'unread' }, String(c.unread)) : null,
         c.unread ? el('span', { class: 'sr-only' }, c.unread === 1 ? ' unread message' : ' unread messages') : null)));
+}
+
+// The chat list is one Tab stop (a roving tabindex): the arrows, Home and
+// End move between its rows, Enter (a link's own key) and Space open one.
+// The stop is the row last focused, else the open chat, else the first.
+let chatStop = null; // the username of the row that takes the Tab stop
+
+function chatLink(list, username) {
+  const row = [...list.children].find((r) => r.dataset.user === username);
+  return row ? row.querySelector('a.chat-link') : null;
+}
+
+function setChatStop(list, a) {
+  chatStop = a.closest('.chat-item').dataset.user;
+  placeChatStop(list);
+}
+
+function placeChatStop(list) {
+  const stop = (chatStop && chatLink(list, chatStop)) || (openChatName && chatLink(list, openChatName)) || list.querySelector('a.chat-link');
+  for (const l of list.querySelectorAll('a.chat-link')) l.tabIndex = l === stop ? 0 : -1;
+}
+
+function chatListKey(e) {
+  const a = e.target.closest('a.chat-link');
+  if (!a || e.altKey || e.ctrlKey || e.metaKey) return;
+  const links = [...e.currentTarget.querySelectorAll('a.chat-link')];
+  const at = links.indexOf(a);
+  const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: links.length - 1 }[e.key];
+  if (to !== undefined) {
+    e.preventDefault();
+    const next = links[Math.max(0, Math.min(links.length - 1, to))];
+    setChatStop(e.currentTarget, next);
+    next.focus();
+    return;
+  }
+  if (e.key === ' ') {
+    e.preventDefault();
+    a.click();
+  }
 }
 
 // renderListPane fills the list pane: the notices, and the rows in place.
@@ -442,11 +487,20 @@ function renderListPane(d, { chats, unsent }) {
     d.notices.replaceChildren(...[resetBox, linkedBox, recoveryOffer()].filter(Boolean));
   }
   const today = time.day(Date.now());
+  // A row that moves or is rebuilt loses the focus: it goes back to the
+  // row of the same chat.
+  const focused = d.list.contains(document.activeElement) ? document.activeElement.closest('.chat-item') : null;
+  const focusedUser = focused ? focused.dataset.user : null;
   placeRows(d.list, chats.map((c) => ({
     key: c.username,
     sig: JSON.stringify([c.lastTs, c.preview, c.lastOut, c.unread, unsent[c.username], c.username === openChatName, today]),
     make: () => chatItem(c, unsent[c.username]),
   })));
+  placeChatStop(d.list);
+  if (focusedUser && !d.list.contains(document.activeElement)) {
+    const again = chatLink(d.list, focusedUser);
+    if (again) again.focus({ preventScroll: true });
+  }
   d.list.hidden = !chats.length;
   d.empty.hidden = !!chats.length;
   if (focusNewChat) {
@@ -1706,6 +1760,7 @@ async function route() {
     markScreen('chat');
     openChatName = m[1];
     if (opening) {
+      chatStop = null; // the list's Tab stop goes to the chat opened
       await chatScreen(m[1], true);
       const res = await sync.openChat(m[1]);
       if (!res.error || current.name !== 'chat' || current.arg !== m[1]) return;
@@ -1760,6 +1815,7 @@ function loggedOut(why) {
   openChatName = null;
   chatDom = null;
   listDom = null;
+  chatStop = null;
   document.title = 'relay';
   markScreen('auth');
   renderBar();
