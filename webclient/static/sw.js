@@ -45,8 +45,8 @@ const SHELL_CACHE = SHELL_PREFIX + SHELL.version;
 
 // NETWORK_WAIT is how long a request of the shell waits for the relay
 // before the cached copy answers: a network that swallows requests (no
-// answer, no error) must not keep the app from opening. A relay that
-// answers late still answers the request once the cached copy was used.
+// answer, no error) must not keep the app from opening. An answer that
+// comes after the cached copy was used is dropped.
 const NETWORK_WAIT = 4000;
 
 // cacheShell fetches the whole shell past the HTTP cache, so that the
