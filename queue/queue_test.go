@@ -185,3 +185,52 @@ func BenchmarkAccept(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWALPerEnvelope accepts 1 KiB envelopes for five devices one at
+// a time, then ACKs every row one at a time, as each device of the web
+// client ACKs a live delivery, and reports the WAL each takes per envelope
+// (pg_current_wal_lsn before and after, so the server must carry no other
+// load while it runs: docs/performance.md).
+func BenchmarkWALPerEnvelope(b *testing.B) {
+	pool, _ := testdb.Pool(b)
+	ctx := context.Background()
+	devs := fixture(b, pool, 3, 3)
+	accs := accountIDs(devs)
+	from, to, sender := accs[0], accs[1], devs[accs[0]][0]
+	lsn := func() int64 {
+		var n int64
+		if err := pool.QueryRow(ctx, `SELECT pg_current_wal_lsn() - '0/0'::pg_lsn`).Scan(&n); err != nil {
+			b.Fatal(err)
+		}
+		return n
+	}
+	body := string(make([]byte, 1024))
+	var accepted, acked int64
+	var deliveries []queue.Delivery
+	b.ReportAllocs()
+	for b.Loop() {
+		deliveries = deliveries[:0]
+		l0 := lsn()
+		for range 100 {
+			_, _, ds, err := queue.Accept(ctx, pool, envelope(from, to, sender, body), time.Now().Add(time.Hour), time.Now())
+			if err == nil && len(ds) != 5 {
+				err = fmt.Errorf("%d deliveries", len(ds))
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			deliveries = append(deliveries, ds...)
+		}
+		l1 := lsn()
+		for _, d := range deliveries {
+			if _, err := queue.Ack(ctx, pool, d.DeviceID, d.Seq); err != nil {
+				b.Fatal(err)
+			}
+		}
+		accepted += l1 - l0
+		acked += lsn() - l1
+	}
+	n := float64(b.N) * 100
+	b.ReportMetric(float64(accepted)/n, "accept-WAL-B/envelope")
+	b.ReportMetric(float64(acked)/n, "ack-WAL-B/envelope")
+}
