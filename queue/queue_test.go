@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -188,15 +191,29 @@ func BenchmarkAccept(b *testing.B) {
 
 // BenchmarkWALPerEnvelope accepts 1 KiB envelopes for five devices one at
 // a time, then ACKs every row one at a time, as each device of the web
-// client ACKs a live delivery, and reports the WAL each takes per envelope
-// (pg_current_wal_lsn before and after, so the server must carry no other
-// load while it runs: docs/performance.md).
+// client ACKs a live delivery, and reports per envelope the WAL each part
+// writes (pg_current_wal_lsn before and after, so the server must carry no
+// other load while it runs) and the CPU time of the one PostgreSQL backend
+// that runs them (from /proc, when the server runs on this machine).
 func BenchmarkWALPerEnvelope(b *testing.B) {
-	pool, _ := testdb.Pool(b)
+	cfg, err := pgxpool.ParseConfig(testdb.New(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.MaxConns = 1 // one backend, whose CPU time is read
 	ctx := context.Background()
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
 	devs := fixture(b, pool, 3, 3)
 	accs := accountIDs(devs)
 	from, to, sender := accs[0], accs[1], devs[accs[0]][0]
+	var pid int
+	if err := pool.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+		b.Fatal(err)
+	}
 	lsn := func() int64 {
 		var n int64
 		if err := pool.QueryRow(ctx, `SELECT pg_current_wal_lsn() - '0/0'::pg_lsn`).Scan(&n); err != nil {
@@ -204,13 +221,24 @@ func BenchmarkWALPerEnvelope(b *testing.B) {
 		}
 		return n
 	}
+	// cpu is the backend's user and system time in clock ticks (1/100 s).
+	cpu := func() int64 {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return 0
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		s, _ := strconv.ParseInt(f[12], 10, 64)
+		return u + s
+	}
 	body := string(make([]byte, 1024))
-	var accepted, acked int64
+	var acceptWAL, ackWAL, acceptCPU, ackCPU int64
 	var deliveries []queue.Delivery
 	b.ReportAllocs()
 	for b.Loop() {
 		deliveries = deliveries[:0]
-		l0 := lsn()
+		l0, c0 := lsn(), cpu()
 		for range 100 {
 			_, _, ds, err := queue.Accept(ctx, pool, envelope(from, to, sender, body), time.Now().Add(time.Hour), time.Now())
 			if err == nil && len(ds) != 5 {
@@ -221,16 +249,20 @@ func BenchmarkWALPerEnvelope(b *testing.B) {
 			}
 			deliveries = append(deliveries, ds...)
 		}
-		l1 := lsn()
+		l1, c1 := lsn(), cpu()
 		for _, d := range deliveries {
 			if _, err := queue.Ack(ctx, pool, d.DeviceID, d.Seq); err != nil {
 				b.Fatal(err)
 			}
 		}
-		accepted += l1 - l0
-		acked += lsn() - l1
+		acceptWAL += l1 - l0
+		ackWAL += lsn() - l1
+		acceptCPU += c1 - c0
+		ackCPU += cpu() - c1
 	}
 	n := float64(b.N) * 100
-	b.ReportMetric(float64(accepted)/n, "accept-WAL-B/envelope")
-	b.ReportMetric(float64(acked)/n, "ack-WAL-B/envelope")
+	b.ReportMetric(float64(acceptWAL)/n, "accept-WAL-B/envelope")
+	b.ReportMetric(float64(ackWAL)/n, "ack-WAL-B/envelope")
+	b.ReportMetric(float64(acceptCPU)*1e4/n, "accept-pg-µs/envelope")
+	b.ReportMetric(float64(ackCPU)*1e4/n, "ack-pg-µs/envelope")
 }
