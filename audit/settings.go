@@ -72,11 +72,11 @@ func DBWarnings(ctx context.Context, pool *pgxpool.Pool) ([]Warning, error) {
 	}
 	var storage string
 	err := pool.QueryRow(ctx, `SELECT attstorage FROM pg_attribute
-		WHERE attrelid = to_regclass('bodies') AND attname = 'body'`).Scan(&storage)
+		WHERE attrelid = to_regclass('queue') AND attname = 'body'`).Scan(&storage)
 	if err == nil && storage != "e" {
-		ws = append(ws, Warning{"bodies.body storage", storage,
+		ws = append(ws, Warning{"queue.body storage", storage,
 			"envelope bodies may be compressed in TOAST, where a byte search cannot see them. " +
-				"The relay's migrations set STORAGE EXTERNAL; restore it with ALTER TABLE bodies ALTER COLUMN body SET STORAGE EXTERNAL (new rows only)."})
+				"The relay's migrations set STORAGE EXTERNAL; restore it with ALTER TABLE queue ALTER COLUMN body SET STORAGE EXTERNAL (new rows only)."})
 	}
 	return ws, nil
 }

@@ -30,8 +30,8 @@ type Stats struct {
 	ExpiredSessions    int64
 	IdempotencyRecords int64
 	Contacts           int64
-	Queued             int64         // queue rows: envelopes times the devices they wait for
-	QueuedBytes        int64         // ciphertext stored, each envelope's body once
+	Queued             int64
+	QueuedBytes        int64
 	PerDevice          []DeviceQueue // devices with a non-empty queue
 }
 
@@ -51,15 +51,15 @@ func ReadStats(ctx context.Context, pool *pgxpool.Pool, now time.Time) (*Stats, 
 		(SELECT count(*) FROM sent),
 		(SELECT count(*) FROM contacts),
 		(SELECT count(*) FROM queue),
-		(SELECT coalesce(sum(octet_length(body)), 0) FROM bodies)`, now).Scan(
+		(SELECT coalesce(sum(octet_length(body)), 0) FROM queue)`, now).Scan(
 		&s.Accounts, &s.DisabledAccounts, &s.HeldNames, &s.RecoveryBlobs, &s.Devices, &s.RevokedDevices, &s.Sessions, &s.ExpiredSessions,
 		&s.IdempotencyRecords, &s.Contacts, &s.Queued, &s.QueuedBytes)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := pool.Query(ctx, `SELECT q.device_id, a.username, count(*), sum(octet_length(b.body)), min(b.ts), d.revoked_at IS NOT NULL
-		FROM queue q JOIN bodies b ON b.id = q.body_id JOIN devices d ON d.id = q.device_id JOIN accounts a ON a.id = d.account_id
-		GROUP BY q.device_id, a.username, d.revoked_at ORDER BY min(b.ts)`)
+	rows, err := pool.Query(ctx, `SELECT q.device_id, a.username, count(*), sum(octet_length(q.body)), min(q.ts), d.revoked_at IS NOT NULL
+		FROM queue q JOIN devices d ON d.id = q.device_id JOIN accounts a ON a.id = d.account_id
+		GROUP BY q.device_id, a.username, d.revoked_at ORDER BY min(q.ts)`)
 	if err != nil {
 		return nil, err
 	}

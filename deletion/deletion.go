@@ -58,7 +58,7 @@ func Delete(ctx context.Context, pool *pgxpool.Pool, store *devices.Store, usern
 
 // Tables are the relay's tables that hold rows of accounts, in the order
 // Vacuum rewrites them.
-var Tables = []string{"accounts", "sessions", "devices", "contacts", "queue", "bodies", "sent", "held_names"}
+var Tables = []string{"accounts", "sessions", "devices", "contacts", "queue", "sent", "held_names"}
 
 // Vacuum rewrites each of Tables with VACUUM FULL and then runs CHECKPOINT.
 // ANALYZE, in the same statement, rebuilds the planner's statistics from

@@ -21,9 +21,8 @@ func TestDispatcherHandsOverOrFallsBack(t *testing.T) {
 	for _, q := range []string{
 		`INSERT INTO accounts (username, password_hash, public_key) VALUES ('alice', 'x', '\x04')`,
 		`INSERT INTO devices (id, account_id, name, public_key, seq) SELECT d, (SELECT id FROM accounts), 'd', '\x04', 3 FROM unnest(ARRAY['DEVA', 'DEVB']) d`,
-		`INSERT INTO bodies (envelope_id, from_username, from_device, to_username, ts, body)
-			SELECT d || g, 'bob', 'x', 'alice', 0, '\x01' FROM unnest(ARRAY['DEVA', 'DEVB']) d, generate_series(1, 3) g`,
-		`INSERT INTO queue (device_id, seq, body_id) SELECT left(envelope_id, 4), right(envelope_id, 1)::bigint, id FROM bodies`,
+		`INSERT INTO queue (device_id, seq, envelope_id, from_username, from_device, to_username, ts, body)
+			SELECT d, g, d || g, 'bob', 'x', 'alice', 0, '\x01' FROM unnest(ARRAY['DEVA', 'DEVB']) d, generate_series(1, 3) g`,
 	} {
 		if _, err := pool.Exec(ctx, q); err != nil {
 			t.Fatal(err)

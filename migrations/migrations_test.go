@@ -50,13 +50,13 @@ func TestEachStep(t *testing.T) {
 			t.Fatalf("%s: %v", s.Name, err)
 		}
 	}
-	// The envelope body is stored uncompressed (STORAGE EXTERNAL).
+	// The queue body is stored uncompressed (STORAGE EXTERNAL).
 	var storage string
-	if err := pool.QueryRow(ctx, `SELECT attstorage FROM pg_attribute WHERE attrelid = 'bodies'::regclass AND attname = 'body'`).Scan(&storage); err != nil {
+	if err := pool.QueryRow(ctx, `SELECT attstorage FROM pg_attribute WHERE attrelid = 'queue'::regclass AND attname = 'body'`).Scan(&storage); err != nil {
 		t.Fatal(err)
 	}
 	if storage != "e" {
-		t.Fatalf("bodies.body storage %q, want e (external, uncompressed)", storage)
+		t.Fatalf("queue.body storage %q, want e (external, uncompressed)", storage)
 	}
 }
 
@@ -203,70 +203,5 @@ func TestStep6PushTables(t *testing.T) {
 	left, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil || strings.Join(left, " ") != "b" {
 		t.Fatalf("after deleting device a: subscriptions of %v (%v), want b", left, err)
-	}
-}
-
-// TestStep7OneBodyPerEnvelope: 0007 turns the queued copies of an envelope
-// into one body that every device's row references, keeps each device's
-// seq and what it reads, and leaves no copy of the old table; the body
-// goes with the last row that references it.
-func TestStep7OneBodyPerEnvelope(t *testing.T) {
-	pool := emptyDB(t)
-	ctx := context.Background()
-	steps, _ := migrations.Steps()
-	for _, s := range steps[:6] {
-		if _, err := pool.Exec(ctx, s.SQL); err != nil {
-			t.Fatalf("%s: %v", s.Name, err)
-		}
-	}
-	if _, err := pool.Exec(ctx, `
-		INSERT INTO accounts (username, password_hash, public_key) VALUES ('alice', 'x', '\x04');
-		INSERT INTO devices (id, account_id, name, public_key, seq) SELECT d, 1, 'd', '\x04', 2 FROM unnest(ARRAY['A', 'B', 'C']) d;
-		INSERT INTO queue (device_id, seq, envelope_id, from_username, from_device, to_username, ts, body)
-			SELECT d, 1, 'E1', 'bob', 'X', 'alice', 10, '\x01' FROM unnest(ARRAY['A', 'B', 'C']) d;
-		INSERT INTO queue (device_id, seq, envelope_id, from_username, from_device, to_username, ts, body)
-			VALUES ('A', 2, 'E2', 'carol', 'Y', 'alice', 20, '\x02'), ('B', 2, 'E1', 'dave', 'Z', 'alice', 30, '\x03')`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pool.Exec(ctx, steps[6].SQL); err != nil {
-		t.Fatalf("%s: %v", steps[6].Name, err)
-	}
-	read := func() string {
-		t.Helper()
-		rows, err := pool.Query(ctx, `SELECT q.device_id || q.seq || ' ' || b.envelope_id || ' ' || b.from_username || '/' || b.from_device
-				|| ' ' || b.to_username || ' ' || b.ts || ' ' || encode(b.body, 'hex')
-			FROM queue q JOIN bodies b ON b.id = q.body_id ORDER BY q.device_id, q.seq`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.Join(got, "; ")
-	}
-	// E1 of bob and E1 of dave are two envelopes: ids are per sender.
-	if got, want := read(), "A1 E1 bob/X alice 10 01; A2 E2 carol/Y alice 20 02; B1 E1 bob/X alice 10 01; B2 E1 dave/Z alice 30 03; C1 E1 bob/X alice 10 01"; got != want {
-		t.Fatalf("after 0007:\n got %s\nwant %s", got, want)
-	}
-	var bodies int
-	var old *string
-	if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM bodies), to_regclass('queue_0006')::text`).Scan(&bodies, &old); err != nil {
-		t.Fatal(err)
-	}
-	if bodies != 3 || old != nil {
-		t.Fatalf("%d bodies (want 3), old table %v (want none)", bodies, old)
-	}
-	for i, dev := range []string{"A", "B", "C"} {
-		if _, err := pool.Exec(ctx, `DELETE FROM queue WHERE device_id = $1 AND seq = 1`, dev); err != nil {
-			t.Fatal(err)
-		}
-		want := 3
-		if i == 2 {
-			want = 2
-		}
-		if err := pool.QueryRow(ctx, `SELECT count(*) FROM bodies`).Scan(&bodies); err != nil || bodies != want {
-			t.Fatalf("after deleting %d of bob's E1 rows: %d bodies, want %d (%v)", i+1, bodies, want, err)
-		}
 	}
 }

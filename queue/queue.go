@@ -7,10 +7,6 @@
 // never from a sequence or a clock: a reader that has seen seq n can ask for
 // seq > n and never skip a row that commits later.
 //
-// An envelope is stored once, in bodies, however many devices it waits for:
-// each device's queue row references it, and the database deletes it with
-// its last queue row (migration 0007, ADR 0076).
-//
 // The queue stores envelope bodies as opaque bytes. It never decrypts, never
 // inspects and never logs them.
 package queue
@@ -65,9 +61,8 @@ type Item struct {
 // Read returns up to limit envelopes of a device's queue with
 // after < seq <= upTo, in seq order.
 func Read(ctx context.Context, pool *pgxpool.Pool, deviceID string, after, upTo int64, limit int) ([]Item, error) {
-	rows, err := pool.Query(ctx, `SELECT q.seq, b.envelope_id, b.from_username, b.from_device, b.to_username, b.ts, b.body
-		FROM queue q JOIN bodies b ON b.id = q.body_id
-		WHERE q.device_id = $1 AND q.seq > $2 AND q.seq <= $3 ORDER BY q.seq LIMIT $4`, deviceID, after, upTo, limit)
+	rows, err := pool.Query(ctx, `SELECT seq, envelope_id, from_username, from_device, to_username, ts, body
+		FROM queue WHERE device_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4`, deviceID, after, upTo, limit)
 	if err != nil {
 		return nil, fmt.Errorf("reading queue: %w", err)
 	}
@@ -85,12 +80,11 @@ func Read(ctx context.Context, pool *pgxpool.Pool, deviceID string, after, upTo 
 // ReadMany is Read for many devices at once: up to limit envelopes of each
 // device's queue after its own seq, in one query, keyed by device.
 func ReadMany(ctx context.Context, pool *pgxpool.Pool, deviceIDs []string, after []int64, limit int) (map[string][]Item, error) {
-	rows, err := pool.Query(ctx, `SELECT q.device_id, q.seq, b.envelope_id, b.from_username, b.from_device, b.to_username, b.ts, b.body
+	rows, err := pool.Query(ctx, `SELECT q.device_id, q.seq, q.envelope_id, q.from_username, q.from_device, q.to_username, q.ts, q.body
 		FROM unnest($1::text[], $2::bigint[]) AS w (dev, after)
 		CROSS JOIN LATERAL (
 			SELECT * FROM queue WHERE device_id = w.dev AND seq > w.after ORDER BY seq LIMIT $3
 		) q
-		JOIN bodies b ON b.id = q.body_id
 		ORDER BY q.device_id, q.seq`, deviceIDs, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("reading queues: %w", err)
@@ -143,29 +137,24 @@ const (
 // device whose queue holds more than maxBytes of ciphertext, its oldest
 // envelopes until the rest fits. For each device that lost envelopes it
 // records the highest seq lost and why, so that the device's next stream
-// says so. It returns how many envelopes each rule deleted. Each device's
-// queue counts the whole body of every envelope it holds, shared or not:
-// the limit is what that device would have to download.
+// says so. It returns how many envelopes each rule deleted.
 func Purge(ctx context.Context, pool *pgxpool.Pool, olderThan time.Time, maxBytes int64) (aged, trimmed int64, err error) {
 	const mark = `per AS (SELECT device_id, max(seq) AS upto, count(*) AS n FROM gone GROUP BY device_id),
 		marked AS (UPDATE devices d SET purged_seq = greatest(d.purged_seq, per.upto), purged_reason = $2
 			FROM per WHERE d.id = per.device_id RETURNING 1)
 		SELECT coalesce(sum(n), 0)::bigint FROM per`
-	err = pool.QueryRow(ctx, `WITH gone AS (DELETE FROM queue q USING bodies b
-		WHERE b.id = q.body_id AND b.ts < $1 RETURNING q.device_id, q.seq), `+mark,
+	err = pool.QueryRow(ctx, `WITH gone AS (DELETE FROM queue WHERE ts < $1 RETURNING device_id, seq), `+mark,
 		olderThan.UnixMilli(), PurgeAge).Scan(&aged)
 	if err != nil {
 		return 0, 0, fmt.Errorf("purging old envelopes: %w", err)
 	}
 	// kept is the ciphertext of a row and every newer row of its device:
 	// rows where it exceeds the limit are the oldest that do not fit.
-	err = pool.QueryRow(ctx, `WITH sizes AS (
-			SELECT q.device_id, q.seq, octet_length(b.body) AS size FROM queue q JOIN bodies b ON b.id = q.body_id
-		), over AS (
-			SELECT device_id FROM sizes GROUP BY device_id HAVING sum(size) > $1
+	err = pool.QueryRow(ctx, `WITH over AS (
+			SELECT device_id FROM queue GROUP BY device_id HAVING sum(octet_length(body)) > $1
 		), sized AS (
-			SELECT s.device_id, s.seq, sum(s.size) OVER (PARTITION BY s.device_id ORDER BY s.seq DESC) AS kept
-			FROM sizes s JOIN over USING (device_id)
+			SELECT q.device_id, q.seq, sum(octet_length(q.body)) OVER (PARTITION BY q.device_id ORDER BY q.seq DESC) AS kept
+			FROM queue q JOIN over USING (device_id)
 		), gone AS (
 			DELETE FROM queue q USING sized s
 			WHERE q.device_id = s.device_id AND q.seq = s.seq AND s.kept > $1
@@ -178,8 +167,7 @@ func Purge(ctx context.Context, pool *pgxpool.Pool, olderThan time.Time, maxByte
 }
 
 // Ack deletes a device's queue rows with seq <= upTo and returns how many it
-// deleted (a body goes with its last queue row, in the same transaction:
-// migration 0007). Acking again is harmless; upTo beyond the last seq handed out is
+// deleted. Acking again is harmless; upTo beyond the last seq handed out is
 // ErrBadAck, because it would also cover envelopes the device never saw.
 func Ack(ctx context.Context, pool *pgxpool.Pool, deviceID string, upTo int64) (int64, error) {
 	if upTo < 0 {
@@ -235,9 +223,7 @@ func PurgeSent(ctx context.Context, pool *pgxpool.Pool, now time.Time) (int64, e
 //   - bumped advances each device's seq under that lock, which is held
 //     until commit, so the next envelope for the device cannot take seq+1
 //     before this one is visible: seq order is commit order (ADR 0002).
-//   - stored writes the envelope once, in bodies, when it has any target.
-//   - queued writes one queue row per device with its new seq, pointing at
-//     that body.
+//   - queued writes one queue row per device with its new seq.
 //   - contacted makes sender and recipient contacts both ways. The
 //     contacts table belongs to package devices; it is written here so that
 //     accepting stays one statement.
@@ -263,13 +249,9 @@ WITH remembered AS (
     UPDATE devices d SET seq = d.seq + 1
     FROM targets t WHERE d.id = t.id
     RETURNING d.id, d.seq
-), stored AS (
-    INSERT INTO bodies (envelope_id, from_username, from_device, to_username, ts, body)
-    SELECT $2, $9, $8, $3, $5, $10 WHERE EXISTS (SELECT 1 FROM bumped)
-    RETURNING id
 ), queued AS (
-    INSERT INTO queue (device_id, seq, body_id)
-    SELECT b.id, b.seq, s.id FROM bumped b CROSS JOIN stored s
+    INSERT INTO queue (device_id, seq, envelope_id, from_username, from_device, to_username, ts, body)
+    SELECT id, seq, $2, $9, $8, $3, $5, $10 FROM bumped
     RETURNING device_id, seq
 ), contacted AS (
     INSERT INTO contacts (account_id, contact_id, since)
@@ -365,7 +347,7 @@ func DropAccount(ctx context.Context, tx pgx.Tx, accountID int64, username strin
 		{`DELETE FROM queue WHERE device_id IN (SELECT id FROM devices WHERE account_id = $1)`, "its queues", accountID},
 		// No index serves this: a deletion is rare, and the queue holds
 		// only what is not delivered yet.
-		{`DELETE FROM queue WHERE body_id IN (SELECT id FROM bodies WHERE from_username = $1)`, "what it sent", username},
+		{`DELETE FROM queue WHERE from_username = $1`, "what it sent", username},
 		{`DELETE FROM sent WHERE account_id = $1`, "its idempotency records", accountID},
 		{`DELETE FROM sent WHERE to_username = $1`, "the idempotency records of envelopes to it", username},
 	} {

@@ -180,7 +180,7 @@ func runSeqSchedule(t *testing.T, a holder, b sender) seqOutcome {
 	}
 	read()
 
-	rows, err := reader.Query(ctx, `SELECT seq, envelope_id FROM queue JOIN bodies ON bodies.id = queue.body_id WHERE device_id = $1 ORDER BY seq`, target)
+	rows, err := reader.Query(ctx, `SELECT seq, envelope_id FROM queue WHERE device_id = $1 ORDER BY seq`, target)
 	if err != nil {
 		t.Fatal(err)
 	}

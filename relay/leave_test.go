@@ -103,7 +103,7 @@ func TestDeleteAccount(t *testing.T) {
 	// The tables this test puts rows of alice in. A new table that can
 	// name an account fails here until the test gives it rows too, so
 	// that the deletion is checked on it.
-	seeded := []string{"accounts", "bodies", "contacts", "devices", "queue", "sent", "sessions", "push_subscriptions"}
+	seeded := []string{"accounts", "contacts", "devices", "queue", "sent", "sessions", "push_subscriptions"}
 	// Tables whose text names the relay, never an account: its VAPID key
 	// pair and its instances' random ids (ADR 0055).
 	relayOnly := []string{"push_vapid", "relay_instances"}

@@ -297,7 +297,7 @@ func TestReceiptsSpendNoBudgetForMessages(t *testing.T) {
 		t.Fatalf("a receipt to self: %v", err)
 	}
 	// The relay stores a receipt like any envelope: one row per device.
-	if n := s.count(t, "SELECT count(*) FROM queue JOIN bodies ON bodies.id = queue.body_id WHERE body = $1", []byte("r")); n != 2*receiptRate+1 {
+	if n := s.count(t, "SELECT count(*) FROM queue WHERE body = $1", []byte("r")); n != 2*receiptRate+1 {
 		t.Fatalf("%d queue rows of receipts, want %d", n, 2*receiptRate+1)
 	}
 }
@@ -403,7 +403,7 @@ func TestFanOut(t *testing.T) {
 	if a.Status != http.StatusAccepted {
 		t.Fatalf("send: %d %s", a.Status, a.Raw)
 	}
-	rows, err := s.Pool.Query(ctx, "SELECT device_id, seq, from_username, from_device, to_username, body FROM queue JOIN bodies ON bodies.id = queue.body_id ORDER BY device_id")
+	rows, err := s.Pool.Query(ctx, "SELECT device_id, seq, from_username, from_device, to_username, body FROM queue ORDER BY device_id")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +428,7 @@ func TestFanOut(t *testing.T) {
 
 	// Notes to self reach the account's other devices only.
 	s.send(t, alice.device(0), "alice", "note")
-	if n := s.count(t, "SELECT count(*) FROM queue JOIN bodies ON bodies.id = queue.body_id WHERE envelope_id IN (SELECT envelope_id FROM sent WHERE to_username = 'alice')"); n != 2 {
+	if n := s.count(t, "SELECT count(*) FROM queue WHERE envelope_id IN (SELECT envelope_id FROM sent WHERE to_username = 'alice')"); n != 2 {
 		t.Fatalf("a note to self went to %d devices, want 2", n)
 	}
 	if n := s.count(t, "SELECT count(*) FROM queue WHERE device_id = $1", alice.Devices[0]); n != 1 {

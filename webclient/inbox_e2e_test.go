@@ -137,7 +137,7 @@ func TestSeqGapIsReplayedOrShown(t *testing.T) {
 			// Take seq 2 out of the queue before bob's first stream starts;
 			// put it back before the second, if the relay "still has it".
 			bg := context.Background()
-			if _, err := r.Pool.Exec(bg, `CREATE TABLE hidden AS SELECT * FROM queue JOIN bodies ON bodies.id = queue.body_id WHERE device_id = $1 AND seq = 2`, bobDevice); err != nil {
+			if _, err := r.Pool.Exec(bg, `CREATE TABLE hidden AS SELECT * FROM queue WHERE device_id = $1 AND seq = 2`, bobDevice); err != nil {
 				t.Fatal(err)
 			}
 			ctx, cancel := context.WithCancel(bob.ctx)
@@ -155,7 +155,7 @@ func TestSeqGapIsReplayedOrShown(t *testing.T) {
 						}
 					case 2:
 						if tc.refill {
-							if _, err := r.Pool.Exec(bg, `WITH b AS (INSERT INTO bodies OVERRIDING SYSTEM VALUE SELECT id, envelope_id, from_username, from_device, to_username, ts, body FROM hidden ON CONFLICT DO NOTHING) INSERT INTO queue SELECT device_id, seq, body_id FROM hidden`); err != nil {
+							if _, err := r.Pool.Exec(bg, `INSERT INTO queue SELECT * FROM hidden`); err != nil {
 								t.Error(err)
 							}
 						}

@@ -65,7 +65,7 @@ func TestDeleteAccountFlow(t *testing.T) {
 	laptop.send("my last words")
 	laptop.waitFor("sent", `document.querySelector('#messages .msg.out[data-status="sent"]')`)
 	var body []byte
-	if err := r.Pool.QueryRow(ctx, `SELECT body FROM queue JOIN bodies ON bodies.id = queue.body_id WHERE from_username = $1 AND device_id = $2`, name, bobDevice(t, r)).Scan(&body); err != nil {
+	if err := r.Pool.QueryRow(ctx, `SELECT body FROM queue WHERE from_username = $1 AND device_id = $2`, name, bobDevice(t, r)).Scan(&body); err != nil {
 		t.Fatalf("her envelope waiting for bob: %v", err)
 	}
 	cipher := string(body[len(body)-24:])

@@ -417,9 +417,10 @@ func TestReplayedRecordChangesNothing(t *testing.T) {
 	// The witness's rows: v1, the edit to v2, the edit to v3, in order.
 	var seq int64
 	if err := r.Pool.QueryRow(ctx, `
-		WITH src AS (SELECT * FROM queue JOIN bodies ON bodies.id = queue.body_id WHERE device_id = $1 AND from_username = 'alice' ORDER BY seq OFFSET 1 LIMIT 1),
+		WITH src AS (SELECT * FROM queue WHERE device_id = $1 AND from_username = 'alice' ORDER BY seq OFFSET 1 LIMIT 1),
 		     next AS (UPDATE devices SET seq = seq + 1 WHERE id = $2 RETURNING seq)
-		INSERT INTO queue (device_id, seq, body_id) SELECT $2, next.seq, src.body_id FROM src, next
+		INSERT INTO queue (device_id, seq, envelope_id, from_username, from_device, to_username, ts, body)
+		SELECT $2, next.seq, src.envelope_id, src.from_username, src.from_device, src.to_username, src.ts, src.body FROM src, next
 		RETURNING seq`, dev, bobDev).Scan(&seq); err != nil {
 		t.Fatalf("replaying the edit to v2: %v", err)
 	}

@@ -234,7 +234,7 @@ func TestAdminDeleteOnTwoInstances(t *testing.T) {
 	if accepted == 0 {
 		t.Fatal("no send was accepted before the deletion: the race was not run")
 	}
-	if n := countRows(t, pool, `SELECT count(*) FROM bodies WHERE from_username = 'alice' OR to_username = 'alice'`); n != 0 {
+	if n := countRows(t, pool, `SELECT count(*) FROM queue WHERE from_username = 'alice' OR to_username = 'alice'`); n != 0 {
 		t.Fatalf("%d envelopes of alice left after %d accepted", n, accepted)
 	}
 	if n := countRows(t, pool, `SELECT count(*) FROM accounts WHERE username = 'alice'`); n != 0 {
