@@ -136,8 +136,9 @@ func TestNotificationsOptIn(t *testing.T) {
 	bob, _ = pushTab(t, r, p, sub)
 	eval[chromedp.Void](bob, `location.hash = '#/settings'`)
 	bob.waitFor("the switch", `document.getElementById('notify-switch') && document.getElementById('notify-switch').checked && !document.getElementById('notify-switch').disabled`)
-	// Settings may be drawn twice as the page starts (the hash and the
-	// session both route): switch off the switch on screen until it is off.
+	// A click lands on the switch on screen at that moment; should Settings
+	// be drawn again meanwhile, that switch is gone, so the test clicks the
+	// one on screen until the screen says notifications are off.
 	bob.waitFor("notifications off", `(() => {
   const b = document.getElementById('notify-switch'), m = document.getElementById('notify-msg');
   if (m.textContent === 'Notifications are off for this device.') return true;
