@@ -43,3 +43,30 @@ func (c *Committer) CommitBatchOnly(ctx context.Context, envs []*Envelope, expir
 // AcceptArgs are AcceptSQL's parameters for e, so that a test can run a
 // variant of the statement with them.
 func AcceptArgs(e *Envelope, expires, now time.Time) []any { return acceptArgs(e, expires, now) }
+
+// AckResult is one ACK's answer from AckGroup.
+type AckResult struct {
+	Deleted int64
+	Err     error
+}
+
+// AckGroup runs the ACKs (devs[i], upTos[i]) as one group, as a worker
+// does when they arrive together, so that tests choose the group instead
+// of the scheduler. ctxs, when not nil, are the ACKs' own contexts.
+func (a *Acker) AckGroup(ctx context.Context, devs []string, upTos []int64, ctxs []context.Context) []AckResult {
+	group := make([]*ackReq, len(devs))
+	for i := range devs {
+		rctx := ctx
+		if ctxs != nil {
+			rctx = ctxs[i]
+		}
+		group[i] = &ackReq{ctx: rctx, device: devs[i], upTo: upTos[i], done: make(chan ackResult, 1)}
+	}
+	a.run(ctx, group)
+	out := make([]AckResult, len(devs))
+	for i, r := range group {
+		res := <-r.done
+		out[i] = AckResult{res.deleted, res.err}
+	}
+	return out
+}

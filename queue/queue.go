@@ -169,29 +169,91 @@ func Purge(ctx context.Context, pool *pgxpool.Pool, olderThan time.Time, maxByte
 // Ack deletes a device's queue rows with seq <= upTo and returns how many it
 // deleted. Acking again is harmless; upTo beyond the last seq handed out is
 // ErrBadAck, because it would also cover envelopes the device never saw.
+// It runs AckSQL for the one ACK; an Acker runs it for many at once.
 func Ack(ctx context.Context, pool *pgxpool.Pool, deviceID string, upTo int64) (int64, error) {
-	if upTo < 0 {
-		return 0, fmt.Errorf("%w: upTo must not be negative", ErrBadAck)
-	}
-	// One statement and no lock on the device row, so an ACK never waits
-	// for a fan-out in flight: seq only grows, so the head read here can
-	// only be exceeded later, and rows not yet committed are not deleted.
-	var head, deleted int64
-	// An ACK at or past the purge mark means the device was told: its
-	// stream said "purged" before any later envelope. Only then is the
-	// device row touched.
-	err := pool.QueryRow(ctx, `WITH head AS (SELECT seq FROM devices WHERE id = $1),
-		del AS (DELETE FROM queue WHERE device_id = $1 AND seq <= $2 AND $2 <= (SELECT seq FROM head) RETURNING 1),
-		told AS (UPDATE devices SET purged_seq = 0, purged_reason = ''
-			WHERE id = $1 AND purged_seq > 0 AND purged_seq <= $2 AND $2 <= (SELECT seq FROM head) RETURNING 1)
-		SELECT (SELECT seq FROM head), (SELECT count(*) FROM del)`, deviceID, upTo).Scan(&head, &deleted)
+	res, err := ackAll(ctx, pool, []string{deviceID}, []int64{upTo})
 	if err != nil {
-		return 0, fmt.Errorf("acking: %w", err)
+		return 0, err
 	}
-	if upTo > head {
-		return 0, fmt.Errorf("%w: upTo %d is beyond the last seq %d of this device", ErrBadAck, upTo, head)
+	return res[0].deleted, res[0].err
+}
+
+// AckSQL deletes the queue rows that a list of ACKs covers, in one
+// statement: $1 are device ids and $2 the seqs they ACK up to, pairwise; a
+// device may appear more than once. It returns one row per device it
+// found: the device id, its head (the last seq handed out) and the rows
+// deleted for it. An ACK beyond its device's head deletes nothing; the
+// others of the same device still count, as if they had come one by one.
+//
+// It takes no lock on a device row before it deletes, so an ACK never
+// waits for a fan-out in flight: seq only grows, so a head read here can
+// only be exceeded later, and rows not yet committed are not deleted. An
+// ACK at or past the purge mark means the device was told: its stream said
+// "purged" before any later envelope. Only then is the device row touched.
+const AckSQL = `WITH req AS (
+		SELECT r.device_id, r.up_to, d.seq AS head
+		FROM unnest($1::text[], $2::bigint[]) AS r(device_id, up_to) JOIN devices d ON d.id = r.device_id),
+	ok AS (SELECT device_id, max(up_to) AS up_to FROM req WHERE up_to <= head GROUP BY device_id),
+	del AS (DELETE FROM queue q USING ok WHERE q.device_id = ok.device_id AND q.seq <= ok.up_to RETURNING q.device_id),
+	told AS (UPDATE devices d SET purged_seq = 0, purged_reason = '' FROM ok
+		WHERE d.id = ok.device_id AND d.purged_seq > 0 AND d.purged_seq <= ok.up_to RETURNING 1),
+	n AS (SELECT device_id, count(*) AS deleted FROM del GROUP BY device_id)
+	SELECT h.device_id, h.head, coalesce(n.deleted, 0)
+	FROM (SELECT DISTINCT device_id, head FROM req) h LEFT JOIN n ON n.device_id = h.device_id`
+
+// ackResult is one ACK's answer.
+type ackResult struct {
+	deleted int64 // rows deleted for its device by the whole statement
+	err     error
+}
+
+// ackAll runs AckSQL for the ACKs (devs[i], upTos[i]) and answers each
+// one. The error is the statement's: when it is set, nothing was deleted.
+func ackAll(ctx context.Context, pool *pgxpool.Pool, devs []string, upTos []int64) ([]ackResult, error) {
+	out := make([]ackResult, len(devs))
+	var qdevs []string
+	var qupTos []int64
+	for i, upTo := range upTos {
+		if upTo < 0 {
+			out[i].err = fmt.Errorf("%w: upTo must not be negative", ErrBadAck)
+			continue
+		}
+		qdevs = append(qdevs, devs[i])
+		qupTos = append(qupTos, upTo)
 	}
-	return deleted, nil
+	if len(qdevs) == 0 {
+		return out, nil
+	}
+	type found struct{ head, deleted int64 }
+	byDevice := make(map[string]found, len(qdevs))
+	rows, err := pool.Query(ctx, AckSQL, qdevs, qupTos)
+	if err != nil {
+		return nil, fmt.Errorf("acking: %w", err)
+	}
+	var dev string
+	var f found
+	_, err = pgx.ForEachRow(rows, []any{&dev, &f.head, &f.deleted}, func() error {
+		byDevice[dev] = f
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("acking: %w", err)
+	}
+	for i, upTo := range upTos {
+		if out[i].err != nil {
+			continue
+		}
+		f, ok := byDevice[devs[i]]
+		switch {
+		case !ok:
+			out[i].err = errors.New("acking: no such device")
+		case upTo > f.head:
+			out[i].err = fmt.Errorf("%w: upTo %d is beyond the last seq %d of this device", ErrBadAck, upTo, f.head)
+		default:
+			out[i].deleted = f.deleted
+		}
+	}
+	return out, nil
 }
 
 // Drop deletes a device's whole queue inside tx (on revocation).

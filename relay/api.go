@@ -381,7 +381,7 @@ func (s *Server) ack(w http.ResponseWriter, r *http.Request, _ httprouter.Params
 		return err
 	}
 	start := time.Now()
-	if _, err := queue.Ack(r.Context(), s.pool, dev, upTo); err != nil {
+	if _, err := s.acker.Ack(r.Context(), dev, upTo); err != nil {
 		return err
 	}
 	s.metrics.ack.Observe(time.Since(start).Seconds())

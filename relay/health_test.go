@@ -31,6 +31,10 @@ func TestHealthReadyAndMetrics(t *testing.T) {
 	_, err := alice.device(0).Send(context.Background(), s.newID(), "nobody", []byte("x"))
 	wantCode(t, err, "unknown_recipient")
 	s.Relay.CountQueue(context.Background())
+	// alice's second device got her copy as seq 1.
+	if err := alice.device(1).Ack(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
 
 	text := s.scrape(t)
 	for _, want := range []string{
@@ -41,6 +45,8 @@ func TestHealthReadyAndMetrics(t *testing.T) {
 		"relay_db_pool_max_conns",
 		"relay_accept_group_size_count 1", // one envelope, committed alone
 		"relay_accept_group_failures_total 0",
+		"relay_ack_group_size_count 1", // one ACK, run alone
+		"relay_ack_group_failures_total 0",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("metrics lack %q", want)

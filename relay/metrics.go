@@ -24,6 +24,7 @@ type metrics struct {
 	delivery   prometheus.Histogram   // acceptance to write on a live stream
 	ack        prometheus.Histogram   // duration of POST /api/ack
 	groups     prometheus.Histogram   // envelopes per group commit
+	ackGroups  prometheus.Histogram   // ACKs per grouped delete
 	requests   *prometheus.CounterVec // HTTP answers by status class
 
 	queueDepth atomic.Int64 // envelopes queued, at the last refresh; -1: not counted
@@ -54,12 +55,16 @@ func newMetrics(s *Server) *metrics {
 			Name: "relay_accept_group_size", Help: "Envelopes committed together in one transaction (group commit).",
 			Buckets: []float64{1, 2, 4, 8, 16, 32, 64},
 		}),
+		ackGroups: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "relay_ack_group_size", Help: "ACKs run together in one statement (ACK grouping).",
+			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128},
+		}),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "relay_http_responses_total", Help: "HTTP answers, by status class (2xx, 4xx, 5xx).",
 		}, []string{"class"}),
 	}
 	m.queueDepth.Store(-1)
-	m.reg.MustRegister(m.accepted, m.duplicates, m.rejected, m.delivery, m.ack, m.groups, m.requests,
+	m.reg.MustRegister(m.accepted, m.duplicates, m.rejected, m.delivery, m.ack, m.groups, m.ackGroups, m.requests,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "relay_streams_open", Help: "Event streams open on this instance."},
 			func() float64 { return float64(s.hub.Streams()) }),
@@ -67,6 +72,8 @@ func newMetrics(s *Server) *metrics {
 			func() float64 { return float64(m.queueDepth.Load()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "relay_accept_group_failures_total", Help: "Group commits that failed as a whole; their envelopes were then accepted one by one."},
 			func() float64 { return float64(s.committer.Failed()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "relay_ack_group_failures_total", Help: "Grouped ACKs that failed as a whole; their ACKs were then run one by one."},
+			func() float64 { return float64(s.acker.Failed()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "relay_password_hashes_total", Help: "argon2id computations: one per registration and per login that reaches the password check, known username or not."},
 			func() float64 { return float64(s.accounts.PasswordHashes()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "relay_notify_received_total", Help: "Notifications received from other instances."},

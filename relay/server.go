@@ -209,6 +209,7 @@ type Server struct {
 	patterns       routePatterns // the router's, for the access log
 
 	committer *queue.Committer
+	acker     *queue.Acker
 
 	// background are the loops Run starts, each until its context ends;
 	// New lists them, and a new one is one more entry.
@@ -316,9 +317,12 @@ func New(cfg Config) (*Server, error) {
 	s.committer = queue.NewCommitter(cfg.Pool, cfg.CommitWorkers, cfg.MaxGroup)
 	s.metrics = newMetrics(s)
 	s.committer.Grouped = func(n int) { s.metrics.groups.Observe(float64(n)) }
+	s.acker = queue.NewAcker(cfg.Pool, 0, 0)
+	s.acker.Grouped = func(n int) { s.metrics.ackGroups.Observe(float64(n)) }
 	s.background = []func(context.Context){
 		s.hub.Run,       // wake-ups across instances, the dispatcher, the catch-up check
 		s.committer.Run, // group commit (ADR 0018)
+		s.acker.Run,     // ACK grouping (ADR 0070)
 		every(time.Minute, s.housekeeping),
 		// A loop of its own: a purge of a large queue may take long, and
 		// must not hold up housekeeping or the hub's catch-up check.
