@@ -23,14 +23,14 @@ export function onDeviceForbidden(fn) {
   deviceForbidden = fn;
 }
 
-async function call(method, path, body) {
+async function call(method, path, body, keepalive = false) {
   const headers = {};
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (deviceId) headers['X-Device'] = deviceId;
   let resp;
   try {
     resp = await fetch(path, {
-      method, headers, credentials: 'same-origin', cache: 'no-store',
+      method, headers, credentials: 'same-origin', cache: 'no-store', keepalive,
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (e) {
@@ -64,7 +64,9 @@ export const send = (id, to, body) => call('POST', '/api/messages', { id, to, bo
 // sendReceipt posts a receipt: the relay counts it in a rate-limit bucket
 // of its own (docs/protocol.md, "Rate limit").
 export const sendReceipt = (id, to, body) => call('POST', '/api/messages', { id, to, body, kind: 'receipt' });
-export const ack = (upTo) => call('POST', '/api/ack', { upTo });
+// ack confirms everything up to upTo. keepalive lets it outlive the page,
+// for the ACK sent as the page is hidden or closed (ADR 0074).
+export const ack = (upTo, keepalive = false) => call('POST', '/api/ack', { upTo }, keepalive);
 export const putRecovery = (blob) => call('PUT', '/api/recovery', { blob });
 export const getRecovery = () => call('GET', '/api/recovery');
 export const reportLinked = (id) => call('PATCH', '/api/devices/' + encodeURIComponent(id), { linked: true });

@@ -2,10 +2,12 @@
 // only. It takes the envelopes that arrived, decrypts them, has the store
 // write them in one transaction with the cursor, and ACKs strictly after
 // that transaction completed, so a crash between receive and write loses
-// nothing (ADR 0013). An envelope it cannot decrypt yet is written sealed,
-// waiting, ACKed all the same, and tried again on every ready, on a key
-// refresh and on a timer (ADR 0037). It also watches the stream and
-// reconnects.
+// nothing (ADR 0013); ACKs are coalesced, at most one every
+// ACK_INTERVAL_MS while envelopes keep arriving and one at once when the
+// page is hidden or closed (ADR 0074). An envelope it cannot decrypt yet
+// is written sealed, waiting, ACKed all the same, and tried again on every
+// ready, on a key refresh and on a timer (ADR 0037). It also watches the
+// stream and reconnects.
 
 import * as store from './store.js';
 import * as api from './api.js';
@@ -25,6 +27,11 @@ const DISABLED_RETRY = 60 * 1000;
 // RETRY_MAX: soon after a blip, and still once a minute after an outage.
 const RETRY_FIRST = 2000;
 const RETRY_MAX = 60 * 1000;
+// ACKs are sent at most this often while envelopes keep arriving: one ACK
+// then covers every batch written in the window, instead of one request
+// per batch (a live batch is usually one envelope). Short enough that an
+// ACKed row stays well within the relay's bound of 1 s (ADR 0074).
+export const ACK_INTERVAL_MS = 150;
 
 let es = null; // the open EventSource
 let connState = 'connecting';
@@ -38,6 +45,9 @@ let retryTimer = null;
 let retryDelay = RETRY_FIRST;
 let retrying = null; // the pass of retryWaiting under way
 let retryAgain = false; // asked again while it ran
+let ackSeq = 0; // the highest seq written and not yet ACKed; 0: none
+let lastAckAt = -Infinity; // performance.now() when the last ACK was sent
+let ackTimer = null; // the one ACK scheduled, if any
 
 // The owner tells a new tab the connection state; other tabs keep it.
 onRemote((ev) => {
@@ -69,6 +79,9 @@ export function streaming() {
 export function stopStream() {
   if (es) es.close();
   es = null;
+  // What was written and not ACKed is replayed by the next stream and
+  // recognised by its seq; a logout ACKs nothing more.
+  cancelAck();
   clearTimeout(watchdog);
   clearTimeout(reconnectTimer);
   reconnectTimer = null;
@@ -473,6 +486,7 @@ async function waitForLink(batch) {
 
 async function processBatch(batch) {
   if (!account.isLinked()) return waitForLink(batch);
+  const src = es;
   const cursor = (await store.getMeta('cursor')) || { lastSeq: 0 };
   let last = cursor.lastSeq;
   let ackTo = 0;
@@ -529,14 +543,9 @@ async function processBatch(batch) {
     ({ changed, noticed, receipts, forged } = await store.storeBatch(results, Math.max(cursor.lastSeq, last), lost, account.me()));
   }
   logForged(forged);
-  // Strictly after the transaction completed.
-  if (ackTo > 0) {
-    try {
-      await api.ack(ackTo);
-    } catch (e) {
-      console.warn('sync: ack failed; the envelopes will be replayed and recognised', e.code);
-    }
-  }
+  // Strictly after the transaction completed, and only for the stream
+  // still open: a replaced or stopped one replays what it did not ACK.
+  if (ackTo > 0 && src === es) ackWritten(ackTo);
   if (changed.size) notify({ type: 'changed', chats: [...changed] });
   if (noticed) notify({ type: 'purge' });
   if (receipts) flushReceipts();
@@ -555,3 +564,59 @@ async function processBatch(batch) {
     rereadUnknown();
   }
 }
+
+// ackWritten is told the highest seq of a batch just written: it ACKs at
+// once if no ACK went in the last ACK_INTERVAL_MS, else the one ACK
+// scheduled for then covers it (ADR 0074).
+function ackWritten(seq) {
+  ackSeq = Math.max(ackSeq, seq);
+  if (ackTimer !== null) return;
+  const wait = lastAckAt + ACK_INTERVAL_MS - performance.now();
+  if (wait <= 0) {
+    sendAck(false);
+    return;
+  }
+  ackTimer = setTimeout(() => {
+    ackTimer = null;
+    sendAck(false);
+  }, wait);
+}
+
+// sendAck sends the ACK of what waits for one. A failed ACK is not tried
+// again by itself: the next one covers it, and what a lost ACK leaves in
+// the queue is replayed and recognised by its seq.
+function sendAck(keepalive) {
+  const upTo = ackSeq;
+  if (!upTo) return;
+  ackSeq = 0;
+  lastAckAt = performance.now();
+  api.ack(upTo, keepalive).catch((e) => {
+    console.warn('sync: ack failed; the envelopes will be replayed and recognised', e.code);
+  });
+}
+
+// flushAck sends a scheduled ACK at once, as a keepalive request that
+// outlives the page: the timer would never fire once it is gone.
+function flushAck() {
+  if (ackTimer === null) return;
+  clearTimeout(ackTimer);
+  ackTimer = null;
+  sendAck(true);
+}
+
+// pendingAck is the seq the scheduled ACK will cover, 0 when none is
+// scheduled. Read by the browser tests; it changes nothing.
+export function pendingAck() {
+  return ackTimer === null ? 0 : ackSeq;
+}
+
+function cancelAck() {
+  clearTimeout(ackTimer);
+  ackTimer = null;
+  ackSeq = 0;
+}
+
+addEventListener('pagehide', flushAck);
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'hidden') flushAck();
+});
