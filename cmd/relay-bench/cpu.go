@@ -9,18 +9,31 @@ import (
 // cpuUse is CPU time used, in seconds, by the relay process, by every
 // process named postgres on the machine (the private cluster's server
 // processes; an idle system cluster adds next to nothing), and by the load
-// (this process and pgbench), each with its exited children. It tells where a phase's CPU went, which on a
-// machine that runs everything on the same cores is what limits ingest.
-type cpuUse struct{ relay, postgres, load float64 }
+// (this process and pgbench), each with its exited children. It tells
+// where a phase's CPU went, which on a machine that runs everything on the
+// same cores is what limits ingest. With several relay instances, relay is
+// their sum and instances each one's share; peer is ntfy's, when it runs.
+type cpuUse struct {
+	relay, postgres, load, peer float64
+	instances                   []float64
+}
 
 // clockTicks is USER_HZ, the unit of /proc/PID/stat times; 100 on Linux.
 const clockTicks = 100
 
 func (b *bench) cpu() cpuUse {
 	var u cpuUse
-	relayPid := 0
+	relays := map[int]int{} // pid → instance index
 	if b.cmd != nil {
-		relayPid = b.cmd.Process.Pid
+		relays[b.cmd.Process.Pid] = 0
+	}
+	for i, in := range b.extra {
+		relays[in.cmd.Process.Pid] = i + 1
+	}
+	u.instances = make([]float64, 1+len(b.extra))
+	peerPid := 0
+	if b.peer != nil {
+		peerPid = b.peer.Process.Pid
 	}
 	self := os.Getpid()
 	ents, _ := os.ReadDir("/proc")
@@ -51,9 +64,13 @@ func (b *bench) cpu() cpuUse {
 			ticks += t
 		}
 		secs := ticks / clockTicks
+		i, isRelay := relays[pid]
 		switch {
-		case pid == relayPid:
+		case isRelay:
 			u.relay += secs
+			u.instances[i] += secs
+		case pid == peerPid && peerPid != 0:
+			u.peer += secs
 		case name == "postgres":
 			u.postgres += secs
 		case pid == self || name == "pgbench":
@@ -64,7 +81,14 @@ func (b *bench) cpu() cpuUse {
 }
 
 func (u cpuUse) sub(v cpuUse) cpuUse {
-	return cpuUse{u.relay - v.relay, u.postgres - v.postgres, u.load - v.load}
+	d := cpuUse{relay: u.relay - v.relay, postgres: u.postgres - v.postgres, load: u.load - v.load, peer: u.peer - v.peer}
+	for i := range u.instances {
+		d.instances = append(d.instances, u.instances[i])
+		if i < len(v.instances) {
+			d.instances[i] -= v.instances[i]
+		}
+	}
+	return d
 }
 
 // per is the use per unit of work, in milliseconds.
@@ -72,7 +96,11 @@ func (u cpuUse) per(n float64) cpuUse {
 	if n <= 0 {
 		return cpuUse{}
 	}
-	return cpuUse{u.relay * 1000 / n, u.postgres * 1000 / n, u.load * 1000 / n}
+	p := cpuUse{relay: u.relay * 1000 / n, postgres: u.postgres * 1000 / n, load: u.load * 1000 / n, peer: u.peer * 1000 / n}
+	for _, x := range u.instances {
+		p.instances = append(p.instances, x*1000/n)
+	}
+	return p
 }
 
-func (u cpuUse) total() float64 { return u.relay + u.postgres + u.load }
+func (u cpuUse) total() float64 { return u.relay + u.postgres + u.load + u.peer }

@@ -11,6 +11,14 @@
 //	          same database, relay stopped
 //	latency   at half the 8-sender peak: POST start to arrival on each
 //	          target's stream
+//	clientlike  16 recipient accounts × 5 streaming devices, 8 and 32
+//	          publishers posting 1 KiB envelopes round-robin, every device
+//	          ACKing as the web client does (inbox.js), without and with
+//	          the receipts it sends; references: pgbench's durable 1 KiB
+//	          insert per envelope (the physical floor) and the accept
+//	          transaction, and with --ntfy, ntfy with 16 topics × 5
+//	          subscribers in alternate rounds; then the relay at half its
+//	          8-publisher peak
 //	replay    10,000 queued envelopes for one device: connect to ready
 //	ack       three phases of streaming ingest with ACKs: rows deleted per
 //	          second and the queue table's size after each phase
@@ -64,6 +72,9 @@ type options struct {
 
 	latencyRate float64
 	ackPhases   int
+	ntfy        string // the ntfy binary of the peer, or ""
+	instances   int    // relay processes of the client-like scenario
+	rounds      int    // alternating rounds of the client-like scenario
 }
 
 // result is one line of the table.
@@ -82,7 +93,9 @@ func main() {
 	flag.StringVar(&o.adminURL, "database-url", os.Getenv("RELAY_BENCH_DATABASE_URL"), "admin URL of a PostgreSQL server; default the project's private cluster")
 	flag.StringVar(&o.out, "json", ".artifacts/bench.json", "where to write the results as JSON")
 	flag.StringVar(&o.pgbench, "pgbench", "", "pgbench binary; default the one beside the PostgreSQL server binaries")
-	scenarios := flag.String("scenarios", "ingest,latency,replay,ack,idle", "which scenarios to run, comma-separated")
+	scenarios := flag.String("scenarios", "ingest,latency,clientlike,replay,ack,idle", "which scenarios to run, comma-separated")
+	flag.StringVar(&o.ntfy, "ntfy", "", "an ntfy binary to run the client-like scenario against, in alternate rounds; without it the ntfy lines are left out")
+	flag.IntVar(&o.instances, "instances", 1, "relay processes on the same database for the client-like scenario, publishers and streams spread over them")
 	flag.Float64Var(&o.latencyRate, "latency-rate", 0, "envelopes per second of the latency scenario; 0: half of the 8-sender ingest peak (300 when ingest is not run)")
 	flag.IntVar(&o.ackPhases, "ack-phases", 3, "phases of the ACK and cleanup scenario (each as long as an ingest phase)")
 	flag.BoolVar(&o.profile, "profile", false, "save a CPU profile of the relay during the 8-sender ingest to .artifacts/ingest.cpu.pprof, and a heap profile with the idle streams open to .artifacts/idle.heap.pprof")
@@ -91,9 +104,13 @@ func main() {
 	for _, sc := range strings.Split(*scenarios, ",") {
 		o.only[strings.TrimSpace(sc)] = true
 	}
-	o.duration, o.idle = 4*time.Second, 2000
+	o.duration, o.idle, o.rounds = 4*time.Second, 2000, 1
 	if *long {
-		o.duration, o.idle = 20*time.Second, 10000
+		o.duration, o.idle, o.rounds = 20*time.Second, 10000, 3
+	}
+	if o.instances < 1 {
+		fmt.Fprintln(os.Stderr, "relay-bench: --instances must be at least 1")
+		os.Exit(2)
 	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "relay-bench:", err)
@@ -134,7 +151,8 @@ func run(o options) error {
 	}()
 	u, _ := url.Parse(o.adminURL)
 	u.Path = "/" + dbName
-	b := &bench{o: o, db: u.String()}
+	b := &bench{o: o, db: u.String(), refs: map[int]float64{}, transport: newTransport()}
+	defer b.transport.CloseIdleConnections()
 	if err := b.startRelay(); err != nil {
 		return err
 	}
@@ -195,6 +213,13 @@ func run(o options) error {
 		}
 		add(lat...)
 	}
+	if o.only["clientlike"] {
+		cl, err := b.clientLikeScenario()
+		if err != nil {
+			return err
+		}
+		add(cl...)
+	}
 	if o.only["replay"] {
 		rep, err := b.replay(10000)
 		if err != nil {
@@ -241,6 +266,9 @@ func run(o options) error {
 		fmt.Printf("%-8s  %-36s  %12.2f  %s\n", r.Scenario, r.Metric, r.Value, r.Unit)
 	}
 	fmt.Printf("(JSON in %s)\n", o.out)
+	if len(b.violations) > 0 {
+		return fmt.Errorf("envelopes lost or duplicated: %s", strings.Join(b.violations, "; "))
+	}
 	return nil
 }
 
@@ -252,21 +280,47 @@ type bench struct {
 	base    string
 	metrics string // the relay's metrics URL (--metrics-listen)
 	n       int    // accounts made so far, for unique names
+
+	extra []*instance     // relay instances 2..N of the client-like scenario (--instances)
+	peer  *exec.Cmd       // ntfy, while its phases run (--ntfy)
+	refs  map[int]float64 // the accept transaction's pgbench tx/s by clients, once measured
+
+	violations []string        // phases that lost or duplicated envelopes
+	transport  *http.Transport // the client-like scenario's clients'
 }
 
 func (b *bench) startRelay() error {
-	args := []string{"--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--rate", "1000000000", "--auth-rate", "1000000000", "--auth-rate-user", "1000000000", "--max-devices", "1000000", "--log-level", "error"}
-	if b.o.profile {
+	in, err := b.startInstance()
+	if err != nil {
+		return err
+	}
+	b.base, b.metrics, b.cmd = in.base, in.metrics, in.cmd
+	return nil
+}
+
+// instance is one relay process.
+type instance struct {
+	cmd     *exec.Cmd
+	base    string
+	metrics string
+}
+
+// startInstance starts a relay process on the bench's database and waits
+// until it says where it listens.
+func (b *bench) startInstance() (*instance, error) {
+	args := []string{"--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--rate", "1000000000", "--receipt-rate", "1000000000",
+		"--auth-rate", "1000000000", "--auth-rate-user", "1000000000", "--max-devices", "1000000", "--log-level", "error"}
+	if b.o.profile && b.cmd == nil {
 		args = append(args, "--debug-listen", "127.0.0.1:6061")
 	}
 	cmd := exec.Command(b.o.relay, args...)
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+b.db)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting %s (run make build first): %w", b.o.relay, err)
+		return nil, fmt.Errorf("starting %s (run make build first): %w", b.o.relay, err)
 	}
 	lines := make(chan string, 2)
 	go func() {
@@ -285,21 +339,28 @@ func (b *bench) startRelay() error {
 		case l := <-lines:
 			m := re.FindStringSubmatch(l)
 			if m == nil {
-				return fmt.Errorf("unexpected line from the relay: %q", l)
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+				return nil, fmt.Errorf("unexpected line from the relay: %q", l)
 			}
 			urls[i] = m[1]
 		case <-time.After(30 * time.Second):
-			return errors.New("the relay did not start")
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			return nil, errors.New("the relay did not start")
 		}
 	}
-	b.base, b.metrics, b.cmd = urls[0], urls[1], cmd
-	return nil
+	return &instance{cmd: cmd, base: urls[0], metrics: urls[1]}, nil
+}
+
+func (in *instance) stop() {
+	_ = in.cmd.Process.Signal(syscall.SIGTERM)
+	_ = in.cmd.Wait()
 }
 
 func (b *bench) stopRelay() {
 	if b.cmd != nil {
-		_ = b.cmd.Process.Signal(syscall.SIGTERM)
-		_ = b.cmd.Wait()
+		(&instance{cmd: b.cmd}).stop()
 		b.cmd = nil
 	}
 }
@@ -447,7 +508,17 @@ func (b *bench) pgbenchRef(clients int) (float64, cpuUse, error) {
 			return 0, cpuUse{}, err
 		}
 	}
-	script := pgbenchScript()
+	tps, cpu, err := b.runPgbench(pgbenchScript(), clients, nil)
+	if err == nil {
+		b.refs[clients] = tps
+	}
+	return tps, cpu, err
+}
+
+// runPgbench runs script with pgbench at the given concurrency for one
+// phase, with the relay stopped so that both runs have the machine, and
+// returns its transactions per second and the CPU per transaction.
+func (b *bench) runPgbench(script string, clients int, env []string) (float64, cpuUse, error) {
 	f, err := os.CreateTemp("", "relay-bench-*.sql")
 	if err != nil {
 		return 0, cpuUse{}, err
@@ -465,6 +536,7 @@ func (b *bench) pgbenchRef(clients int) (float64, cpuUse, error) {
 	}()
 	cmd := exec.Command(b.o.pgbench, "-n", "-M", "prepared", "-c", strconv.Itoa(clients), "-j", "2",
 		"-T", strconv.Itoa(int(b.o.duration.Seconds())), "-f", f.Name(), b.db)
+	cmd.Env = append(os.Environ(), env...)
 	cpu0 := b.cpu()
 	out, err := cmd.CombinedOutput()
 	used := b.cpu().sub(cpu0)
