@@ -54,7 +54,7 @@ build:
 	@$(GO) build -o bin/relay ./cmd/relay
 
 ## bench: measure the relay against references run at the same time (about
-## two minutes; BENCH_ARGS=--long for the long version)
+## three minutes; BENCH_ARGS=--long for the long version, --ntfy PATH for ntfy)
 bench: build
 	$(GO) build -o bin/relay-bench ./cmd/relay-bench
 	bin/relay-bench $(BENCH_ARGS)
