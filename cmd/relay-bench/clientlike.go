@@ -83,6 +83,7 @@ type phaseResult struct {
 	p50, p99      float64 // POST start to arrival on each target stream, ms
 	lost, dup     int
 	ackedOld      int // the most rows of ACKed envelopes older than 1 s seen in one sample
+	refused       int // publishes the peer refused (ntfy only; the relay's phase fails instead)
 	cpu           cpuUse
 }
 

@@ -105,6 +105,7 @@ func (b *bench) clientLikeScenario() ([]result, error) {
 			add(fmt.Sprintf("ntfy delivery p99, %d", n), nt.p99, "ms", "")
 			add(fmt.Sprintf("ntfy CPU per envelope, %d", n), nt.cpu.total(), "ms", fmt.Sprintf("ntfy %.2f, load %.2f", nt.cpu.peer, nt.cpu.load))
 			add(fmt.Sprintf("ntfy lost + duplicated, %d", n), float64(nt.lost+nt.dup), "envelopes", fmt.Sprintf("lost %d, duplicated %d; must be 0", nt.lost, nt.dup))
+			add(fmt.Sprintf("ntfy refused publishes, %d", n), float64(nt.refused), "publishes", "non-200 answers, not counted as accepted; summed over the rounds")
 			b.check(nt, "ntfy", n)
 			add(fmt.Sprintf("relay ÷ ntfy, %d", n), rl.accepted/nt.accepted, "ratio", "goal ≥ 3")
 		}
@@ -159,8 +160,8 @@ func (b *bench) check(r phaseResult, who string, n int) {
 	}
 }
 
-// median is the per-figure median of phases; lost and duplicated are
-// summed and the ACKed rows held the most of any.
+// median is the per-figure median of phases; lost, duplicated and
+// refused are summed and the ACKed rows held the most of any.
 func median(rs []phaseResult) phaseResult {
 	if len(rs) == 0 {
 		return phaseResult{}
@@ -188,6 +189,7 @@ func median(rs []phaseResult) phaseResult {
 	for _, r := range rs {
 		m.lost += r.lost
 		m.dup += r.dup
+		m.refused += r.refused
 		m.ackedOld = max(m.ackedOld, r.ackedOld)
 	}
 	return m
