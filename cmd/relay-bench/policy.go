@@ -28,15 +28,16 @@ const (
 // its own: the caller says when things happen, so that the same code
 // drives the live scenario and the simulation its test runs.
 //
-// After a batch is written the highest written seq is ACKed at once if no
-// ACK was sent in the last interval; otherwise one ACK is scheduled for
-// the last ACK's time plus the interval, and it covers whatever was
-// written by then (one timer at a time). Hiding or closing the page sends
-// a pending ACK at once.
+// After a batch is written the highest seq written since the last ACK is
+// ACKed at once if no ACK was sent in the last interval; otherwise one ACK
+// is scheduled for the last ACK's time plus the interval, and it covers
+// whatever was written by then (one timer at a time). Hiding or closing
+// the page sends a pending ACK at once (inbox.js's ackWritten, sendAck
+// and flushAck; ADR 0074).
 type ackPolicy struct {
 	interval  time.Duration
 	lastAckAt time.Time // zero until the first ACK
-	written   int64     // the highest seq written
+	written   int64     // the highest seq written since the last ACK
 	pending   bool      // a timer is armed
 }
 
@@ -48,8 +49,7 @@ func (p *ackPolicy) wrote(now time.Time, seq int64) (ack int64, timer time.Time)
 		return 0, time.Time{}
 	}
 	if p.lastAckAt.IsZero() || now.Sub(p.lastAckAt) >= p.interval {
-		p.lastAckAt = now
-		return p.written, time.Time{}
+		return p.send(now), time.Time{}
 	}
 	p.pending = true
 	return 0, p.lastAckAt.Add(p.interval)
@@ -62,8 +62,19 @@ func (p *ackPolicy) fire(now time.Time) int64 {
 		return 0
 	}
 	p.pending = false
+	return p.send(now)
+}
+
+// send is inbox.js's sendAck: what was written since the last ACK, which
+// then starts again from nothing.
+func (p *ackPolicy) send(now time.Time) int64 {
+	seq := p.written
+	if seq == 0 {
+		return 0
+	}
+	p.written = 0
 	p.lastAckAt = now
-	return p.written
+	return seq
 }
 
 // arrival is a batch written up to seq at a time.
