@@ -74,6 +74,7 @@ type Store struct {
 	now        func() time.Time
 	pw         *hasher
 	maxDevices int
+	cache      *sessionCache // nil: every lookup is a query
 }
 
 // Config tunes a Store. The zero value means the defaults.
@@ -86,6 +87,9 @@ type Config struct {
 	// MaxDevices bounds an account's devices that are not revoked; zero
 	// means DefaultMaxDevices.
 	MaxDevices int
+	// Cache answers AuthenticateDevice from memory while SetListening
+	// says the notices arrive (ADR 0072). Off, every lookup is a query.
+	Cache bool
 }
 
 // TooManyDevicesError is AddDevice's answer when the account has its
@@ -119,7 +123,11 @@ func NewStore(pool *pgxpool.Pool, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{pool: pool, now: cfg.Now, pw: h, maxDevices: cfg.MaxDevices}, nil
+	st := &Store{pool: pool, now: cfg.Now, pw: h, maxDevices: cfg.MaxDevices}
+	if cfg.Cache {
+		st.cache = &sessionCache{max: CacheSize, entries: make(map[[sha256.Size]byte]*sessionEntry)}
+	}
+	return st, nil
 }
 
 // Session is a new login: the token goes to the client, only its hash is kept.
@@ -213,7 +221,20 @@ func (s *Store) Login(ctx context.Context, username, password string) (Account, 
 
 // Logout ends the session with this token, and no other.
 func (s *Store) Logout(ctx context.Context, token string) error {
-	_, err := s.pool.Exec(ctx, `DELETE FROM sessions WHERE token_hash = $1`, hashToken(token))
+	var accountID int64
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, `DELETE FROM sessions WHERE token_hash = $1 RETURNING account_id`, hashToken(token)).Scan(&accountID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return notifyAuth(ctx, tx, accountID)
+	})
+	if err == nil && accountID != 0 {
+		s.ForgetAccount(accountID)
+	}
 	return err
 }
 
@@ -246,18 +267,34 @@ func (s *Store) AuthenticateDevice(ctx context.Context, token, deviceID string) 
 	if token == "" {
 		return Account{}, false, ErrUnauthenticated
 	}
+	key := sha256.Sum256([]byte(token))
+	var epoch uint64
+	var cached bool
+	if s.cache != nil && deviceID != "" {
+		if acc, ok := s.cache.get(key, deviceID, s.now()); ok {
+			return acc, true, nil
+		}
+		epoch, cached = s.cache.begin()
+	}
 	var acc Account
 	var live, disabled bool
+	var expires time.Time
+	now := s.now()
 	err := s.pool.QueryRow(ctx, `SELECT a.id, a.username, a.public_key,
 			EXISTS (SELECT 1 FROM devices d WHERE d.id = $3 AND d.account_id = a.id AND d.revoked_at IS NULL),
-			a.disabled_at IS NOT NULL
+			a.disabled_at IS NOT NULL, s.expires_at
 		FROM sessions s JOIN accounts a ON a.id = s.account_id
-		WHERE s.token_hash = $1 AND s.expires_at > $2`, hashToken(token), s.now(), deviceID).Scan(&acc.ID, &acc.Username, &acc.PublicKey, &live, &disabled)
+		WHERE s.token_hash = $1 AND s.expires_at > $2`, key[:], now, deviceID).Scan(&acc.ID, &acc.Username, &acc.PublicKey, &live, &disabled, &expires)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Account{}, false, ErrUnauthenticated
 	}
 	if err == nil && disabled {
 		return Account{}, false, ErrAccountDisabled
+	}
+	if err == nil && live && cached {
+		// Only what passes is kept: a failure stays a query, so no
+		// one fills memory with tokens or ids that do not exist.
+		s.cache.store(epoch, key, acc, deviceID, expires, now)
 	}
 	return acc, live, err
 }
@@ -406,6 +443,9 @@ func (s *Store) StreamsEnded(ctx context.Context, instance string, deviceIDs []s
 func (s *Store) Revoke(ctx context.Context, tx pgx.Tx, accountID int64, deviceID string) error {
 	// The UPDATE takes the device row's lock, so a fan-out that is about to
 	// pick this device waits and then sees revoked_at set (ADR 0002).
+	if err := notifyAuth(ctx, tx, accountID); err != nil {
+		return err
+	}
 	tag, err := tx.Exec(ctx, `UPDATE devices SET revoked_at = $3
 		WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL`, deviceID, accountID, s.now())
 	if err != nil {

@@ -114,7 +114,7 @@ func (s *Store) DeleteAccount(ctx context.Context, tx pgx.Tx, acc Account, hold 
 		nameHash(acc.Username), s.now().Add(hold)); err != nil {
 		return Deleted{}, fmt.Errorf("holding the username: %w", err)
 	}
-	return d, nil
+	return d, notifyAuth(ctx, tx, acc.ID)
 }
 
 // heldName reports whether username is held after a deletion.
@@ -159,6 +159,9 @@ func (s *Store) SetDisabled(ctx context.Context, tx pgx.Tx, username string, dis
 		WHERE id = $1`, acc.ID, at); err != nil {
 		return nil, fmt.Errorf("disabling the account: %w", err)
 	}
+	if err := notifyAuth(ctx, tx, acc.ID); err != nil {
+		return nil, err
+	}
 	return s.liveDevices(ctx, tx, acc.ID)
 }
 
@@ -174,6 +177,9 @@ func (s *Store) RevokeSessions(ctx context.Context, tx pgx.Tx, username string) 
 	tag, err := tx.Exec(ctx, `DELETE FROM sessions WHERE account_id = $1`, acc.ID)
 	if err != nil {
 		return 0, nil, fmt.Errorf("revoking sessions: %w", err)
+	}
+	if err := notifyAuth(ctx, tx, acc.ID); err != nil {
+		return 0, nil, err
 	}
 	ids, err := s.liveDevices(ctx, tx, acc.ID)
 	return tag.RowsAffected(), ids, err

@@ -148,7 +148,7 @@ func (s *Store) ReplaceKey(ctx context.Context, tx pgx.Tx, r KeyReplacement) err
 		r.AccountID, r.PublicKey, r.Recovery, at); err != nil {
 		return fmt.Errorf("replacing the account key: %w", err)
 	}
-	return nil
+	return notifyAuth(ctx, tx, r.AccountID)
 }
 
 // CheckPassword verifies the account's password, with the same argon2id

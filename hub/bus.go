@@ -13,6 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"relay/devices"
 )
 
 // The bus carries news between relay instances that share one PostgreSQL,
@@ -22,6 +24,7 @@ import (
 //	relay_stream  "a <instance> <device> <gen>"     a stream opened
 //	              "r <instance> <device>"           a device was revoked
 //	              "e <reason> <device> <device> …"  end these streams
+//	relay_auth    "<account id>"                    forget its cached sessions
 //
 // An "e" notice is sent inside the transaction of the change that ends the
 // streams (NotifyEnded), so PostgreSQL delivers it on commit and never for
@@ -49,6 +52,7 @@ type bus struct {
 	log      *slog.Logger
 	instance string
 	enabled  bool
+	sessions Sessions // nil: no session cache to keep told
 
 	// Sending starts with Run; what is queued before waits for it, and a
 	// full queue drops (the catch-up check covers it).
@@ -195,8 +199,14 @@ func (b *bus) listenOnce(ctx context.Context) error {
 		defer cancel()
 		conn.Close(cctx)
 	}()
-	if _, err := conn.Exec(ctx, "LISTEN "+chanWake+"; LISTEN "+chanStream); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+chanWake+"; LISTEN "+chanStream+"; LISTEN "+devices.AuthChannel); err != nil {
 		return err
+	}
+	if b.sessions != nil {
+		// From here no notice is missed; until the connection is
+		// lost, when the cache is flushed and bypassed again.
+		b.sessions.SetListening(true)
+		defer b.sessions.SetListening(false)
 	}
 	b.hub.wakeAll()
 	for {
@@ -224,6 +234,9 @@ func (b *bus) handle(channel, payload string) {
 	case channel == chanStream && len(f) == 3 && f[0] == "r" && f[1] != b.instance:
 		b.received.Add(1)
 		b.hub.stop(f[2], ReasonRevoked)
+	case channel == devices.AuthChannel && b.sessions != nil:
+		b.received.Add(1)
+		b.sessions.ForgetNotice(payload)
 	case channel == chanStream && len(f) > 2 && f[0] == "e" && endReasons[f[1]]:
 		b.received.Add(1)
 		b.hub.Ended(f[1], f[2:])

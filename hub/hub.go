@@ -71,6 +71,16 @@ type Config struct {
 	Notify bool
 	// CatchUp is the interval of the catch-up check (ADR 0016); 0: 5 s.
 	CatchUp time.Duration
+	// Sessions, when not nil, is a session cache that the bus keeps
+	// told: the notices on devices.AuthChannel, and whether they are
+	// being received (ADR 0072). *devices.Store is one.
+	Sessions Sessions
+}
+
+// Sessions is the session cache the bus keeps up to date.
+type Sessions interface {
+	ForgetNotice(payload string)
+	SetListening(on bool)
 }
 
 // Hub knows the one open stream of each device on this process and wakes
@@ -101,6 +111,7 @@ func New(cfg Config) *Hub {
 	h := &Hub{log: cfg.Logger, states: cfg.States, catchUp: cfg.CatchUp, streams: make(map[string]*Stream)}
 	h.dispatch = newDispatcher(cfg.Pool, cfg.Logger)
 	h.bus = newBus(cfg.Pool, h, cfg.Logger, cfg.Notify)
+	h.bus.sessions = cfg.Sessions
 	h.presence = newPresence(cfg.Pool, cfg.States, h.bus.instance, cfg.CatchUp)
 	return h
 }

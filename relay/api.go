@@ -243,6 +243,7 @@ func (s *Server) revokeDevice(w http.ResponseWriter, r *http.Request, p httprout
 	if err != nil {
 		return err
 	}
+	s.accounts.ForgetAccount(acc.ID)
 	s.hub.Revoked(id)
 	w.WriteHeader(http.StatusNoContent)
 	return nil

@@ -34,3 +34,9 @@ func (s *Server) CountQueue(ctx context.Context) { s.countQueue(ctx) }
 
 // PushStats are the pusher's counters.
 func (s *Server) PushStats() push.Stats { return s.pusher.Stats() }
+
+// SessionCacheStats is the session cache's hits and forgotten accounts.
+func (s *Server) SessionCacheStats() (hits, forgotten int64) { return s.accounts.CacheStats() }
+
+// SessionCacheOn reports whether the session cache answers from memory.
+func (s *Server) SessionCacheOn() bool { return s.accounts.CacheOn() }

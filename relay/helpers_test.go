@@ -84,7 +84,7 @@ var cheapArgon2 = devices.Argon2Params{Memory: 64, Time: 1, Threads: 1}
 
 // newTestServer is a served relay with its background work running, as in
 // production.
-func newTestServer(t *testing.T, opts ...option) *testServer {
+func newTestServer(t testing.TB, opts ...option) *testServer {
 	t.Helper()
 	s := newTestServerWithoutRun(t, opts...)
 	errc := make(chan error, 1)
@@ -103,7 +103,7 @@ func newTestServer(t *testing.T, opts ...option) *testServer {
 }
 
 // newTestServerWithoutRun is a served relay whose Run is left to the test.
-func newTestServerWithoutRun(t *testing.T, opts ...option) *testServer {
+func newTestServerWithoutRun(t testing.TB, opts ...option) *testServer {
 	t.Helper()
 	pool, _ := testdb.Pool(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -163,7 +163,7 @@ func (u *user) device(i int) *relayclient.Client {
 const password = "correct horse battery"
 
 // register creates an account with n devices.
-func (s *testServer) register(t *testing.T, name string, n int) *user {
+func (s *testServer) register(t testing.TB, name string, n int) *user {
 	t.Helper()
 	ctx := context.Background()
 	c := relayclient.New(s.URL)
@@ -187,7 +187,7 @@ func (s *testServer) newID() string {
 }
 
 // send posts an envelope and fails the test unless it is accepted.
-func (s *testServer) send(t *testing.T, from *relayclient.Client, to string, body string) relayclient.Accepted {
+func (s *testServer) send(t testing.TB, from *relayclient.Client, to string, body string) relayclient.Accepted {
 	t.Helper()
 	a, err := from.Send(context.Background(), s.newID(), to, []byte(body))
 	if err != nil {

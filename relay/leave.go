@@ -45,6 +45,7 @@ func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request, _ httprou
 	if err != nil {
 		return err
 	}
+	s.accounts.ForgetAccount(d.AccountID)
 	s.hub.Ended(hub.ReasonDeleted, d.Devices)
 	s.clearSessionCookie(w)
 	w.WriteHeader(http.StatusNoContent)

@@ -183,6 +183,7 @@ func (s *Server) replaceKey(w http.ResponseWriter, r *http.Request, _ httprouter
 	if err != nil {
 		return err
 	}
+	s.accounts.ForgetAccount(acc.ID)
 	for _, id := range rep.Revoke {
 		s.hub.Revoked(id)
 	}

@@ -83,6 +83,11 @@ type Config struct {
 	// LISTEN/NOTIFY; streams fed by other instances are then caught up
 	// only by the interval check. For measuring NOTIFY's cost.
 	DisableNotify bool
+	// DisableSessionCache makes every session and device check a query
+	// (ADR 0072). The cache is off anyway without notifications. For
+	// measuring the cache, and for tests that change sessions, devices
+	// or accounts in SQL behind the relay's back.
+	DisableSessionCache bool
 	// CatchUp is the interval of the check that makes up for lost
 	// notifications (ADR 0016). It bounds the extra delay of a delivery
 	// when a notification is lost.
@@ -288,15 +293,21 @@ func New(cfg Config) (*Server, error) {
 		}
 		origins[n] = true
 	}
-	store, err := devices.NewStore(cfg.Pool, devices.Config{Argon2: cfg.Argon2, HashConcurrency: cfg.HashConcurrency, Now: cfg.Now, MaxDevices: cfg.MaxDevices})
+	cache := !cfg.DisableNotify && !cfg.DisableSessionCache
+	store, err := devices.NewStore(cfg.Pool, devices.Config{Argon2: cfg.Argon2, HashConcurrency: cfg.HashConcurrency, Now: cfg.Now, MaxDevices: cfg.MaxDevices,
+		Cache: cache})
 	if err != nil {
 		return nil, err
+	}
+	var sessions hub.Sessions
+	if cache {
+		sessions = store
 	}
 	s := &Server{
 		pool: cfg.Pool, log: cfg.Logger, now: cfg.Now, cfg: cfg,
 		origins: origins, secure: base.Scheme == "https",
 		accounts:      store,
-		hub:           hub.New(hub.Config{Pool: cfg.Pool, Logger: cfg.Logger, States: store, Notify: !cfg.DisableNotify, CatchUp: cfg.CatchUp}),
+		hub:           hub.New(hub.Config{Pool: cfg.Pool, Logger: cfg.Logger, States: store, Notify: !cfg.DisableNotify, CatchUp: cfg.CatchUp, Sessions: sessions}),
 		limits:        newBuckets[int64](cfg.RatePerMinute),
 		selfLimits:    newBuckets[int64](cfg.SelfRatePerMinute),
 		receiptLimits: newBuckets[int64](cfg.ReceiptRatePerMinute),

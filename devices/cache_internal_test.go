@@ -1,0 +1,163 @@
+package devices
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"testing"
+	"time"
+
+	"relay/internal/testdb"
+)
+
+// cachedStore is a Store with the session cache, whose notices are being
+// received, and one account with one device and a session.
+func cachedStore(t *testing.T) (s *Store, token, device string) {
+	t.Helper()
+	pool, _ := testdb.Pool(t)
+	s, err := NewStore(pool, Config{Argon2: Argon2Params{Memory: 64, Time: 1, Threads: 1}, Cache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	sess, err := s.CreateAccount(ctx, "alice", "correct horse battery", []byte{4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc, err := s.Authenticate(ctx, sess.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := s.AddDevice(ctx, acc.ID, "phone", []byte{4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetListening(true)
+	return s, sess.Token, dev.ID
+}
+
+// live is AuthenticateDevice's answer for the device, which must not fail.
+func live(t *testing.T, s *Store, token, device string) bool {
+	t.Helper()
+	_, ok, err := s.AuthenticateDevice(context.Background(), token, device)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok
+}
+
+// setRevoked changes the device behind the cache's back: no notice.
+func setRevoked(t *testing.T, s *Store, device string, revoked bool) {
+	t.Helper()
+	q := `UPDATE devices SET revoked_at = NULL WHERE id = $1`
+	if revoked {
+		q = `UPDATE devices SET revoked_at = now() WHERE id = $1`
+	}
+	if _, err := s.pool.Exec(context.Background(), q, device); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSessionCacheOnlyWhileListening: the cache answers from memory only
+// while its notices are being received. When the listening connection is
+// lost, what it held is dropped (a notice may have been missed) and every
+// lookup is a query until it is back. The first step is the control: a
+// change that no notice told stays unseen while the cache is on.
+func TestSessionCacheOnlyWhileListening(t *testing.T) {
+	s, token, device := cachedStore(t)
+	if !live(t, s, token, device) {
+		t.Fatal("the device is not live")
+	}
+	setRevoked(t, s, device, true)
+	if !live(t, s, token, device) {
+		t.Fatal("the second lookup was not answered from memory: the test would show nothing")
+	}
+
+	s.SetListening(false)
+	if live(t, s, token, device) {
+		t.Fatal("with the notices lost, a lookup was answered from memory")
+	}
+	setRevoked(t, s, device, false)
+	if !live(t, s, token, device) {
+		t.Fatal("the device is not live again")
+	}
+	setRevoked(t, s, device, true)
+	if live(t, s, token, device) {
+		t.Fatal("with the notices lost, the cache kept an answer")
+	}
+
+	// Kept while listening, then lost and back: the entry is gone.
+	setRevoked(t, s, device, false)
+	s.SetListening(true)
+	live(t, s, token, device)
+	setRevoked(t, s, device, true)
+	s.SetListening(false)
+	s.SetListening(true)
+	if live(t, s, token, device) {
+		t.Fatal("an entry outlived the loss of the notices")
+	}
+}
+
+// TestSessionCacheLookupRacingAChange: a lookup that read the database
+// before a change, and comes back after the change's notice, must not store
+// what it read. The control stores the same answer begun after the notice.
+func TestSessionCacheLookupRacingAChange(t *testing.T) {
+	c := &sessionCache{max: 10, entries: make(map[[sha256.Size]byte]*sessionEntry)}
+	c.setOn(true)
+	key := sha256.Sum256([]byte("token"))
+	now := time.Now()
+	acc := Account{ID: 7}
+
+	for _, change := range []struct {
+		name string
+		f    func()
+	}{
+		{"notice", func() { c.forget(7) }},
+		{"notice of another account", func() { c.forget(8) }},
+		{"listening lost and back", func() { c.setOn(false); c.setOn(true) }},
+	} {
+		epoch, _ := c.begin()
+		change.f()
+		c.store(epoch, key, acc, "dev", now.Add(time.Hour), now)
+		if _, ok := c.get(key, "dev", now); ok {
+			t.Fatalf("%s: a lookup begun before it was stored", change.name)
+		}
+	}
+	epoch, _ := c.begin()
+	c.store(epoch, key, acc, "dev", now.Add(time.Hour), now)
+	if _, ok := c.get(key, "dev", now); !ok {
+		t.Fatal("control: a lookup begun after the change was not stored")
+	}
+}
+
+// TestSessionCacheBounds: the sessions held, and the devices of each, stay
+// within their bounds whatever is asked; an unreadable notice drops all.
+func TestSessionCacheBounds(t *testing.T) {
+	c := &sessionCache{max: 10, entries: make(map[[sha256.Size]byte]*sessionEntry)}
+	c.setOn(true)
+	now := time.Now()
+	for i := range 25 {
+		epoch, _ := c.begin()
+		c.store(epoch, sha256.Sum256([]byte(fmt.Sprint(i))), Account{ID: int64(i)}, "dev", now.Add(time.Hour), now)
+	}
+	if n := len(c.entries); n != 10 {
+		t.Fatalf("%d sessions held, want the bound of 10", n)
+	}
+	key := sha256.Sum256([]byte("many devices"))
+	for i := range 1000 {
+		epoch, _ := c.begin()
+		c.store(epoch, key, Account{ID: 99}, fmt.Sprint(i), now.Add(time.Hour), now)
+	}
+	if n := len(c.entries[key].live); n != maxLiveDevices {
+		t.Fatalf("%d devices held for one session, want the bound of %d", n, maxLiveDevices)
+	}
+
+	s := &Store{cache: c}
+	s.ForgetNotice("not an account id")
+	if n := len(c.entries); n != 0 {
+		t.Fatalf("an unreadable notice left %d sessions", n)
+	}
+	if !s.CacheOn() {
+		t.Fatal("an unreadable notice turned the cache off")
+	}
+}

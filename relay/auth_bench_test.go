@@ -1,0 +1,57 @@
+package relay_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+)
+
+// BenchmarkAckRequest is one POST /api/ack through the handler, deleting
+// one queued envelope, on the real database: the session and device
+// lookup, the Origin check, the body and the DELETE. Serial is one device
+// ACKing one envelope at a time; parallel is 16 devices at once, whose
+// DELETEs the Acker groups (ADR 0070) while each lookup stays its own
+// query. BenchmarkAuthenticateDevice in package devices is the lookup
+// alone. Run it with a fixed count, say -benchtime=2000x: every ACK needs
+// an envelope queued before the clock starts.
+func BenchmarkAckRequest(b *testing.B) {
+	for _, bc := range []struct {
+		name    string
+		devices int
+	}{{"serial", 1}, {"parallel", 16}} {
+		b.Run(bc.name, func(b *testing.B) {
+			s := newTestServer(b, withRate(1_000_000))
+			alice := s.register(b, "alice", 1)
+			bob := s.register(b, "bob", bc.devices)
+			from := alice.device(0)
+			for range b.N {
+				s.send(b, from, "bob", "x")
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.ResetTimer()
+			if bc.devices == 1 {
+				c := bob.device(0)
+				for i := range b.N {
+					if err := c.Ack(ctx, int64(i+1)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				return
+			}
+			b.SetParallelism(bc.devices / 2) // 16 goroutines on 2 cores
+			var next atomic.Int64
+			b.RunParallel(func(pb *testing.PB) {
+				c := bob.device(int(next.Add(1)-1) % bc.devices)
+				var seq int64
+				for pb.Next() {
+					seq++
+					if err := c.Ack(ctx, seq); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
+}

@@ -1,0 +1,233 @@
+package relay_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"relay/devices"
+	"relay/hub"
+	"relay/relay"
+	"relay/relayclient"
+)
+
+func withoutSessionCache() option { return func(c *relay.Config) { c.DisableSessionCache = true } }
+
+// another starts a second relay instance on s's database and clock, as a
+// deployment with several instances runs them (ADR 0016).
+func (s *testServer) another(t *testing.T, opts ...option) *testServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	cfg := relay.Config{Pool: s.Pool, Now: s.Clock.Now, BaseURL: base, RatePerMinute: 1000, SelfRatePerMinute: 1000, Argon2: cheapArgon2,
+		AuthPerMinute: 10000, AuthPerUserPerMinute: 10000}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	srv, err := relay.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &httptest.Server{Listener: ln, Config: srv.HTTPServer()}
+	hs.Start()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Run(context.Background()) }()
+	t.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		<-errc
+		hs.Close()
+	})
+	return &testServer{URL: base, Pool: s.Pool, Clock: s.Clock, Relay: srv}
+}
+
+// elsewhere is c speaking to the instance at base with a cookie jar of its
+// own holding the same session: a logout through c's jar does not take
+// the cookie away from it, as it would not from a thief's copy.
+func elsewhere(t *testing.T, c *relayclient.Client, base string) *relayclient.Client {
+	t.Helper()
+	from, _ := url.Parse(c.BaseURL)
+	to, _ := url.Parse(base)
+	jar, _ := cookiejar.New(nil)
+	jar.SetCookies(to, c.HTTP.Jar.Cookies(from))
+	d := *c
+	d.BaseURL, d.Origin, d.HTTP = base, base, &http.Client{Jar: jar}
+	return &d
+}
+
+// asAdmin runs f in a transaction of a devices.Store of its own, as relay
+// admin (another process, no cache) runs its changes.
+func asAdmin(t *testing.T, s *testServer, f func(ctx context.Context, st *devices.Store, tx pgx.Tx) error) {
+	t.Helper()
+	st, err := devices.NewStore(s.Pool, devices.Config{Argon2: cheapArgon2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pgx.BeginFunc(context.Background(), s.Pool, func(tx pgx.Tx) error { return f(context.Background(), st, tx) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSessionCacheInvalidation: alice's device 0 speaks with a session
+// and device that the instance it speaks to holds in memory; a change must
+// make its next request answer exactly what it answers without the cache.
+// Each case runs in up to three ways:
+//   - elsewhere: the change is made on instance A (or by relay admin, in a
+//     process of its own) and the request goes to instance B once B has
+//     had the change's notice;
+//   - here: the change and the request go to instance A, the request at
+//     once, without waiting for the notice (A forgets after its commit);
+//   - uncached: the answer of a relay without the cache, which must be the
+//     same.
+//
+// Expiry and an entry's life need no notice: they run on the clock.
+func TestSessionCacheInvalidation(t *testing.T) {
+	ctx := context.Background()
+	type fixture struct {
+		a, b         *testServer
+		alice        *user
+		victim       *relayclient.Client // device 0, with a jar of its own
+		other        *relayclient.Client // device 1, at A
+		victimDevice string
+	}
+	type kind int
+	const (
+		onA    kind = iota // a request to instance A makes the change
+		admin              // another process makes it
+		nobody             // the clock does
+	)
+	for _, tc := range []struct {
+		name   string
+		by     kind
+		change func(t *testing.T, f *fixture)
+		want   string // the code of the next answer; "" is a success
+	}{
+		{"logout", onA, func(t *testing.T, f *fixture) {
+			if err := f.alice.Client.Logout(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}, "unauthenticated"},
+		{"device revoked", onA, func(t *testing.T, f *fixture) {
+			if err := f.other.Revoke(ctx, f.victimDevice); err != nil {
+				t.Fatal(err)
+			}
+		}, "device_forbidden"},
+		{"key replaced, revoking the device", onA, func(t *testing.T, f *fixture) {
+			if _, err := f.other.ReplaceKey(ctx, password, newKey(t), []string{f.victimDevice}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}, "device_forbidden"},
+		{"account deleted", onA, func(t *testing.T, f *fixture) {
+			if err := f.other.DeleteAccount(ctx, password); err != nil {
+				t.Fatal(err)
+			}
+		}, "unauthenticated"},
+		{"account disabled by relay admin", admin, func(t *testing.T, f *fixture) {
+			asAdmin(t, f.a, func(ctx context.Context, st *devices.Store, tx pgx.Tx) error {
+				devs, err := st.SetDisabled(ctx, tx, "alice", true)
+				if err != nil {
+					return err
+				}
+				return hub.NotifyEnded(ctx, tx, hub.ReasonDisabled, devs)
+			})
+		}, "account_disabled"},
+		{"sessions revoked by relay admin", admin, func(t *testing.T, f *fixture) {
+			asAdmin(t, f.a, func(ctx context.Context, st *devices.Store, tx pgx.Tx) error {
+				_, devs, err := st.RevokeSessions(ctx, tx, "alice")
+				if err != nil {
+					return err
+				}
+				return hub.NotifyEnded(ctx, tx, hub.ReasonLoggedOut, devs)
+			})
+		}, "unauthenticated"},
+		{"session expired", nobody, func(t *testing.T, f *fixture) {
+			// Read again shortly before the session ends, so that the
+			// entry would outlive it.
+			f.a.Clock.Advance(devices.SessionTTL - devices.CacheTTL/2)
+			for range 2 {
+				if err := f.victim.Ack(ctx, 0); err != nil {
+					t.Fatalf("before the session's end: %v", err)
+				}
+			}
+			f.a.Clock.Advance(devices.CacheTTL / 2)
+		}, "unauthenticated"},
+		{"entry outlived, after a change no notice told", nobody, func(t *testing.T, f *fixture) {
+			// Behind the relay's back: only the bound on an entry's
+			// life ends what the cache holds.
+			if _, err := f.a.Pool.Exec(ctx, `UPDATE devices SET revoked_at = now() WHERE id = $1`, f.victimDevice); err != nil {
+				t.Fatal(err)
+			}
+			if f.b.Relay.SessionCacheOn() {
+				if err := f.victim.Ack(ctx, 0); err != nil {
+					t.Fatalf("before the entry's end: %v, want the answer it holds", err)
+				}
+			}
+			f.a.Clock.Advance(devices.CacheTTL)
+		}, "device_forbidden"},
+	} {
+		for _, mode := range []string{"elsewhere", "here", "uncached"} {
+			if mode == "here" && tc.by != onA {
+				continue
+			}
+			t.Run(tc.name+"/"+mode, func(t *testing.T) {
+				var opts []option
+				if mode == "uncached" {
+					opts = append(opts, withoutSessionCache())
+				}
+				a := newTestServer(t, opts...)
+				f := &fixture{a: a, b: a.another(t, opts...)}
+				f.alice = a.register(t, "alice", 2)
+				f.victimDevice = f.alice.Devices[0]
+				f.other = f.alice.device(1)
+				at := f.b
+				if mode == "here" {
+					at = f.a
+				}
+				f.victim = elsewhere(t, f.alice.device(0), at.URL)
+				cached := mode != "uncached"
+				waitFor(t, "the cache to be on", func() bool {
+					return a.Relay.SessionCacheOn() == cached && f.b.Relay.SessionCacheOn() == cached
+				})
+				for range 2 {
+					if err := f.victim.Ack(ctx, 0); err != nil {
+						t.Fatal(err)
+					}
+				}
+				hits, forgotten := at.Relay.SessionCacheStats()
+				if cached != (hits > 0) {
+					t.Fatalf("the instance answered %d checks from memory (cache on: %v)", hits, cached)
+				}
+				tc.change(t, f)
+				if mode == "elsewhere" && tc.by != nobody {
+					waitFor(t, "instance B to have the notice", func() bool {
+						_, n := at.Relay.SessionCacheStats()
+						return n > forgotten
+					})
+				}
+				err := f.victim.Ack(ctx, 0)
+				if got := relayclient.Code(err); got != tc.want {
+					t.Fatalf("the next request answered %v, want %q", err, tc.want)
+				}
+				if mode == "here" {
+					// Its own notice usually comes before the next
+					// request, and hides a missing forgetting after the
+					// commit; the two forgettings do not hide each other.
+					waitFor(t, "instance A to forget after its commit and at its own notice", func() bool {
+						_, n := at.Relay.SessionCacheStats()
+						return n >= forgotten+2
+					})
+				}
+			})
+		}
+	}
+}
