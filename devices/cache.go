@@ -70,7 +70,7 @@ func (c *sessionCache) get(key [sha256.Size]byte, device string, now time.Time) 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.entries[key]
-	if e == nil {
+	if e == nil || !c.on {
 		return Account{}, false
 	}
 	if !now.Before(e.expires) || !now.Before(e.until) {

@@ -8,10 +8,11 @@ import (
 
 // BenchmarkAckRequest is one POST /api/ack through the handler, deleting
 // one queued envelope, on the real database: the session and device
-// lookup, the Origin check, the body and the DELETE. Serial is one device
+// check, the Origin check, the body and the DELETE. Serial is one device
 // ACKing one envelope at a time; parallel is 16 devices at once, whose
-// DELETEs the Acker groups (ADR 0070) while each lookup stays its own
-// query. BenchmarkAuthenticateDevice in package devices is the lookup
+// DELETEs the Acker groups (ADR 0070). "lookup" checks the session with
+// a query each time (the session cache off), "cached" from memory (ADR
+// 0072). BenchmarkAuthenticateDevice in package devices is the query
 // alone. Run it with a fixed count, say -benchtime=2000x: every ACK needs
 // an envelope queued before the clock starts.
 func BenchmarkAckRequest(b *testing.B) {
@@ -19,39 +20,50 @@ func BenchmarkAckRequest(b *testing.B) {
 		name    string
 		devices int
 	}{{"serial", 1}, {"parallel", 16}} {
-		b.Run(bc.name, func(b *testing.B) {
-			s := newTestServer(b, withRate(1_000_000))
-			alice := s.register(b, "alice", 1)
-			bob := s.register(b, "bob", bc.devices)
-			from := alice.device(0)
-			for range b.N {
-				s.send(b, from, "bob", "x")
+		for _, cache := range []bool{false, true} {
+			name := bc.name + "/lookup"
+			opts := []option{withRate(1_000_000)}
+			if cache {
+				name = bc.name + "/cached"
+			} else {
+				opts = append(opts, withoutSessionCache())
 			}
-			ctx := context.Background()
-			b.ReportAllocs()
-			b.ResetTimer()
-			if bc.devices == 1 {
-				c := bob.device(0)
-				for i := range b.N {
-					if err := c.Ack(ctx, int64(i+1)); err != nil {
-						b.Fatal(err)
-					}
-				}
+			b.Run(name, func(b *testing.B) { benchmarkAck(b, bc.devices, opts) })
+		}
+	}
+}
+
+func benchmarkAck(b *testing.B, devices int, opts []option) {
+	s := newTestServer(b, opts...)
+	alice := s.register(b, "alice", 1)
+	bob := s.register(b, "bob", devices)
+	from := alice.device(0)
+	for range b.N {
+		s.send(b, from, "bob", "x")
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	if devices == 1 {
+		c := bob.device(0)
+		for i := range b.N {
+			if err := c.Ack(ctx, int64(i+1)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return
+	}
+	b.SetParallelism(devices / 2) // 16 goroutines on 2 cores
+	var next atomic.Int64
+	b.RunParallel(func(pb *testing.PB) {
+		c := bob.device(int(next.Add(1)-1) % devices)
+		var seq int64
+		for pb.Next() {
+			seq++
+			if err := c.Ack(ctx, seq); err != nil {
+				b.Error(err)
 				return
 			}
-			b.SetParallelism(bc.devices / 2) // 16 goroutines on 2 cores
-			var next atomic.Int64
-			b.RunParallel(func(pb *testing.PB) {
-				c := bob.device(int(next.Add(1)-1) % bc.devices)
-				var seq int64
-				for pb.Next() {
-					seq++
-					if err := c.Ack(ctx, seq); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
-		})
-	}
+		}
+	})
 }

@@ -91,7 +91,9 @@ func TestOfflineReload(t *testing.T) {
 	}
 
 	// A 401 still means logged out: the relay is up and the session gone.
-	if _, err := r.Pool.Exec(t.Context(), `DELETE FROM sessions`); err != nil {
+	// The notice is what the relay's own changes send, so that its session
+	// cache forgets at once (ADR 0072).
+	if _, err := r.Pool.Exec(t.Context(), `DELETE FROM sessions; SELECT pg_notify('relay_auth', 'all')`); err != nil {
 		t.Fatal(err)
 	}
 	alice.do(chromedp.Reload())
