@@ -288,7 +288,7 @@ func (b *bench) clientLike(t *clientTopology, publishers int, receipts bool, rat
 	for r, cs := range t.recipients {
 		for i, c := range cs {
 			d := &device{c: b.spread(c, r*clientDevices+i), stream: len(devs), ph: ph,
-				policy: ackPolicy{interval: clientAckInterval}, waiting: map[string][]string{}}
+				policy: ackPolicy{interval: b.o.ackInterval}, waiting: map[string][]string{}}
 			devs = append(devs, d)
 			streams.Add(1)
 			go func() {

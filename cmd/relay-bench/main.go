@@ -75,6 +75,10 @@ type options struct {
 	ntfy        string // the ntfy binary of the peer, or ""
 	instances   int    // relay processes of the client-like scenario
 	rounds      int    // alternating rounds of the client-like scenario
+	// ackInterval is the client-like devices' ACK interval: the web
+	// client's by default, 0 to ACK every delivery at once as it did
+	// before ADR 0074
+	ackInterval time.Duration
 }
 
 // result is one line of the table.
@@ -95,6 +99,7 @@ func main() {
 	flag.StringVar(&o.pgbench, "pgbench", "", "pgbench binary; default the one beside the PostgreSQL server binaries")
 	scenarios := flag.String("scenarios", "ingest,latency,clientlike,replay,ack,idle", "which scenarios to run, comma-separated")
 	flag.StringVar(&o.ntfy, "ntfy", "", "an ntfy binary to run the client-like scenario against, in alternate rounds; without it the ntfy lines are left out")
+	flag.DurationVar(&o.ackInterval, "ack-interval", clientAckInterval, "the client-like devices' ACK interval; the web client's by default, 0 to ACK every delivery at once (the client before ADR 0074)")
 	flag.IntVar(&o.instances, "instances", 1, "relay processes on the same database for the client-like scenario, publishers and streams spread over them")
 	flag.Float64Var(&o.latencyRate, "latency-rate", 0, "envelopes per second of the latency scenario; 0: half of the 8-sender ingest peak (300 when ingest is not run)")
 	flag.IntVar(&o.ackPhases, "ack-phases", 3, "phases of the ACK and cleanup scenario (each as long as an ingest phase)")
