@@ -20,13 +20,10 @@ import (
 // group, so an idle relay runs each ACK alone and at once; nothing waits
 // for a timer.
 type Acker struct {
-	pool     *pgxpool.Pool
-	reqs     []chan *ackReq // one per worker
-	seed     maphash.Seed
-	maxGroup int
-	started  chan struct{} // closed when Run starts
-	stopped  chan struct{} // closed when Run returns
-	failed   atomic.Int64  // groups that failed and were run one by one
+	pool   *pgxpool.Pool
+	lanes  *lanes[*ackReq] // one per worker
+	seed   maphash.Seed
+	failed atomic.Int64 // groups that failed and were run one by one
 
 	// Grouped, when set, is told the size of every group run.
 	Grouped func(n int)
@@ -55,31 +52,15 @@ func NewAcker(pool *pgxpool.Pool, workers, maxGroup int) *Acker {
 	if maxGroup <= 0 {
 		maxGroup = DefaultMaxAckGroup
 	}
-	a := &Acker{pool: pool, reqs: make([]chan *ackReq, workers), seed: maphash.MakeSeed(), maxGroup: maxGroup,
-		started: make(chan struct{}), stopped: make(chan struct{})}
-	for i := range a.reqs {
-		a.reqs[i] = make(chan *ackReq)
-	}
+	a := &Acker{pool: pool, seed: maphash.MakeSeed()}
+	a.lanes = newLanes(workers, maxGroup, false, a.run)
 	return a
 }
 
 // Run groups ACKs until ctx ends, and returns when its workers have. A
 // group in flight then is finished. Before Run starts and after it
 // returns, Ack runs each ACK alone. Call it once.
-func (a *Acker) Run(ctx context.Context) {
-	close(a.started)
-	defer close(a.stopped)
-	done := make(chan struct{})
-	for _, reqs := range a.reqs {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			a.work(ctx, reqs)
-		}()
-	}
-	for range a.reqs {
-		<-done
-	}
-}
+func (a *Acker) Run(ctx context.Context) { a.lanes.Run(ctx) }
 
 // Failed is how many groups failed as a whole and were then run one ACK at
 // a time.
@@ -89,46 +70,17 @@ func (a *Acker) Failed() int64 { return a.failed.Load() }
 // runs with. The count is of the rows the group deleted for the device,
 // which includes those of other ACKs of the same device in that group.
 func (a *Acker) Ack(ctx context.Context, deviceID string, upTo int64) (int64, error) {
-	select {
-	case <-a.started:
-	default:
-		return Ack(ctx, a.pool, deviceID, upTo) // no worker yet
-	}
 	r := &ackReq{ctx: ctx, device: deviceID, upTo: upTo, done: make(chan ackResult, 1)}
-	select {
-	case a.reqs[maphash.String(a.seed, deviceID)%uint64(len(a.reqs))] <- r:
-	case <-ctx.Done():
-		return 0, ctx.Err()
-	case <-a.stopped:
-		return Ack(ctx, a.pool, deviceID, upTo)
-	}
 	// Once a worker has the ACK it may delete the rows, so wait for the
 	// answer even if the client has gone.
+	switch queued, err := a.lanes.submit(ctx, maphash.String(a.seed, deviceID), r); {
+	case err != nil:
+		return 0, err
+	case !queued:
+		return Ack(ctx, a.pool, deviceID, upTo)
+	}
 	res := <-r.done
 	return res.deleted, res.err
-}
-
-func (a *Acker) work(ctx context.Context, reqs <-chan *ackReq) {
-	group := make([]*ackReq, 0, a.maxGroup)
-	for {
-		group = group[:0]
-		select {
-		case <-ctx.Done():
-			return
-		case r := <-reqs:
-			group = append(group, r)
-		}
-	gather:
-		for len(group) < a.maxGroup {
-			select {
-			case r := <-reqs:
-				group = append(group, r)
-			default:
-				break gather
-			}
-		}
-		a.run(context.WithoutCancel(ctx), group)
-	}
 }
 
 // run runs group's ACKs in one statement and answers each of them.

@@ -17,18 +17,11 @@ import (
 // envelope's own group has committed, so a 202 still means committed.
 //
 // Workers each take one waiting envelope, then every other one waiting up
-// to MaxGroup, and commit them. An idle relay therefore commits each
-// envelope alone and at once; groups form only when envelopes arrive
-// faster than one commit takes, and grow with the load. Nothing waits for
-// a timer.
+// to MaxGroup, and commit them (lanes.go).
 type Committer struct {
-	pool     *pgxpool.Pool
-	reqs     chan *acceptReq
-	workers  int
-	maxGroup int
-	started  chan struct{} // closed when Run starts
-	stopped  chan struct{} // closed when Run returns
-	failed   atomic.Int64  // groups that failed and were accepted one by one
+	pool   *pgxpool.Pool
+	lanes  *lanes[*acceptReq]
+	failed atomic.Int64 // groups that failed and were accepted one by one
 
 	// Grouped, when set, is told the size of every group committed.
 	Grouped func(n int)
@@ -65,8 +58,9 @@ func NewCommitter(pool *pgxpool.Pool, workers, maxGroup int) *Committer {
 	if maxGroup <= 0 {
 		maxGroup = DefaultMaxGroup
 	}
-	return &Committer{pool: pool, reqs: make(chan *acceptReq), started: make(chan struct{}), stopped: make(chan struct{}),
-		workers: workers, maxGroup: maxGroup}
+	c := &Committer{pool: pool}
+	c.lanes = newLanes(workers, maxGroup, true, c.commit)
+	return c
 }
 
 // Run commits groups until ctx ends, and returns when its workers have. A
@@ -75,20 +69,7 @@ func NewCommitter(pool *pgxpool.Pool, workers, maxGroup int) *Committer {
 // envelope alone, so a relay that serves before its background work starts,
 // or drains its requests on the way down, still stores what it is sent.
 // Call it once.
-func (c *Committer) Run(ctx context.Context) {
-	close(c.started)
-	defer close(c.stopped)
-	done := make(chan struct{})
-	for range c.workers {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			c.work(ctx)
-		}()
-	}
-	for range c.workers {
-		<-done
-	}
-}
+func (c *Committer) Run(ctx context.Context) { c.lanes.Run(ctx) }
 
 // Failed is how many groups failed as a whole and were then accepted one
 // envelope at a time.
@@ -96,47 +77,18 @@ func (c *Committer) Failed() int64 { return c.failed.Load() }
 
 // Accept stores e as Accept does, in the group it is committed with.
 func (c *Committer) Accept(ctx context.Context, e *Envelope, expires, now time.Time) (ts int64, dup bool, ds []Delivery, err error) {
-	select {
-	case <-c.started:
-	default:
-		return Accept(ctx, c.pool, e, expires, now) // no worker yet
-	}
 	r := &acceptReq{ctx: ctx, e: e, expires: expires, now: now, done: make(chan acceptResult, 1)}
-	select {
-	case c.reqs <- r:
-	case <-ctx.Done():
-		return 0, false, nil, ctx.Err()
-	case <-c.stopped:
-		return Accept(ctx, c.pool, e, expires, now)
-	}
 	// Once a worker has the envelope it may commit it, so wait for the
 	// answer even if the client has gone: the handler must not report a
 	// failure for a commit that happens.
+	switch queued, err := c.lanes.submit(ctx, 0, r); {
+	case err != nil:
+		return 0, false, nil, err
+	case !queued:
+		return Accept(ctx, c.pool, e, expires, now)
+	}
 	res := <-r.done
 	return res.ts, res.dup, res.ds, res.err
-}
-
-func (c *Committer) work(ctx context.Context) {
-	group := make([]*acceptReq, 0, c.maxGroup)
-	for {
-		group = group[:0]
-		select {
-		case <-ctx.Done():
-			return
-		case r := <-c.reqs:
-			group = append(group, r)
-		}
-	gather:
-		for len(group) < c.maxGroup {
-			select {
-			case r := <-c.reqs:
-				group = append(group, r)
-			default:
-				break gather
-			}
-		}
-		c.commit(context.WithoutCancel(ctx), group)
-	}
 }
 
 // commit commits group and answers each of its envelopes.
