@@ -383,11 +383,7 @@ func (b *bench) clientLike(t *clientTopology, publishers int, receipts bool, rat
 					ph.fail(fmt.Errorf("send: %w", err))
 					return
 				}
-				targets := make([]int, clientDevices)
-				for i := range targets {
-					targets[i] = r*clientDevices + i
-				}
-				ph.tally.expect(id, t0, targets)
+				ph.tally.expect(id, t0, recipientStreams(r))
 				accepted.Add(1)
 			}
 		}(p)
@@ -397,10 +393,7 @@ func (b *bench) clientLike(t *clientTopology, publishers int, receipts bool, rat
 	used := b.cpu().sub(cpu0)
 
 	// Every accepted envelope on each of its five streams, or a deadline.
-	want := int(accepted.Load()) * clientDevices
-	for wait := time.Now().Add(15 * time.Second); ph.tally.delivered() < want && time.Now().Before(wait); {
-		time.Sleep(20 * time.Millisecond)
-	}
+	ph.tally.await(int(accepted.Load())*clientDevices, 15*time.Second)
 	// One more ping interval's worth of time would not catch a duplicate
 	// sooner: a duplicate comes from a replay, which a reconnect starts.
 	stopSampling()

@@ -177,11 +177,7 @@ func (b *bench) ntfyPhase(n *ntfy, publishers int) (phaseResult, error) {
 					}
 					continue
 				}
-				targets := make([]int, clientDevices)
-				for j := range targets {
-					targets[j] = r*clientDevices + j
-				}
-				tl.expect(id, t0, targets)
+				tl.expect(id, t0, recipientStreams(r))
 				accepted.Add(1)
 			}
 		}(p)
@@ -189,10 +185,7 @@ func (b *bench) ntfyPhase(n *ntfy, publishers int) (phaseResult, error) {
 	wg.Wait()
 	elapsed := time.Since(start)
 	used := b.cpu().sub(cpu0)
-	want := int(accepted.Load()) * clientDevices
-	for wait := time.Now().Add(15 * time.Second); tl.delivered() < want && time.Now().Before(wait); {
-		time.Sleep(20 * time.Millisecond)
-	}
+	tl.await(int(accepted.Load())*clientDevices, 15*time.Second)
 	cancel()
 	if err, ok := failed.Load().(error); ok {
 		return phaseResult{}, err

@@ -205,6 +205,23 @@ func (t *tally) delivered() int {
 	return n
 }
 
+// await waits until want expected deliveries arrived, or for at most d.
+func (t *tally) await(want int, d time.Duration) {
+	for end := time.Now().Add(d); t.delivered() < want && time.Now().Before(end); {
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// recipientStreams are the streams of recipient r's devices, numbered
+// r*clientDevices on in both the relay's and ntfy's phases.
+func recipientStreams(r int) []int {
+	streams := make([]int, clientDevices)
+	for i := range streams {
+		streams[i] = r*clientDevices + i
+	}
+	return streams
+}
+
 // latencies returns POST start to first arrival, in milliseconds, for
 // every expected delivery that arrived, sorted.
 func (t *tally) latencies() []float64 {
