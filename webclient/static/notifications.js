@@ -5,8 +5,7 @@
 // (sw.js) shows fixed text and never reads a push.
 
 import * as api from './api.js';
-
-const WORKER = '/sw.js';
+import * as shell from './shell.js';
 
 export class NotificationError extends Error {
   constructor(code, message) {
@@ -54,7 +53,7 @@ export async function enable() {
   if (permission === 'denied') throw new NotificationError('denied', 'Notifications are blocked for this site. Allow them in the browser\'s site settings, then turn this on again.');
   if (permission !== 'granted') throw new NotificationError('dismissed', 'Notifications were not allowed. Turn the switch on again and choose Allow.');
   const { publicKey } = await api.pushKey();
-  const reg = await navigator.serviceWorker.register(WORKER, { scope: '/' });
+  const reg = await shell.register();
   await navigator.serviceWorker.ready;
   let sub = await reg.pushManager.getSubscription();
   if (!sub) sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: fromB64url(publicKey) });

@@ -5,10 +5,14 @@
 
 const WORKER = '/sw.js';
 
-// install registers the worker, or checks it for an update, which the
-// browser does on every page load as well. Offline, the check fails and
-// the worker installed stays: nothing to do, nothing to say.
+// register registers the worker, or checks it for an update, and gives
+// its registration.
+export const register = () => navigator.serviceWorker.register(WORKER, { scope: '/' });
+
+// install registers the worker at page start, as the browser also checks
+// it on every page load. Offline, the check fails and the worker installed
+// stays: nothing to do, nothing to say.
 export function install() {
   if (!('serviceWorker' in navigator)) return;
-  navigator.serviceWorker.register(WORKER, { scope: '/' }).catch(() => {});
+  register().catch(() => {});
 }
