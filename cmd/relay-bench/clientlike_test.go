@@ -225,16 +225,20 @@ func TestFloorScript(t *testing.T) {
 	}
 	run("INSERT INTO probe VALUES (current_setting('synchronous_commit'), true);\n", floorEnv)
 	run("INSERT INTO probe VALUES (current_setting('synchronous_commit'), false);\n", nil)
+	// The accept-transaction reference plans as the relay does; the
+	// control without its environment plans as PostgreSQL does.
+	run("INSERT INTO probe VALUES (current_setting('plan_cache_mode'), true);\n", refEnv)
+	run("INSERT INTO probe VALUES (current_setting('plan_cache_mode'), false);\n", nil)
 	for _, c := range []struct {
 		env  bool
 		want string
-	}{{true, "on"}, {false, "off"}} {
+	}{{true, "on"}, {false, "off"}, {true, "force_generic_plan"}, {false, "auto"}} {
 		var n int
 		if err := pool.QueryRow(ctx, `SELECT count(*) FROM probe WHERE env = $1 AND setting = $2`, c.env, c.want).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if n != 10 {
-			t.Errorf("with the floor's environment %v: %d of 10 transactions ran with synchronous_commit %s", c.env, n, c.want)
+			t.Errorf("with the pgbench environment %v: %d of 10 transactions ran with %s", c.env, n, c.want)
 		}
 	}
 }

@@ -513,7 +513,7 @@ func (b *bench) pgbenchRef(clients int) (float64, cpuUse, error) {
 			return 0, cpuUse{}, err
 		}
 	}
-	tps, cpu, err := b.runPgbench(pgbenchScript(), clients, nil)
+	tps, cpu, err := b.runPgbench(pgbenchScript(), clients, refEnv)
 	if err == nil {
 		b.refs[clients] = tps
 	}

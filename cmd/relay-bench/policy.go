@@ -258,3 +258,7 @@ const (
 // floorEnv makes pgbench's sessions commit durably whatever the server's
 // default is.
 var floorEnv = []string{"PGOPTIONS=-c synchronous_commit=on"}
+
+// refEnv makes pgbench's sessions plan the accept transaction as the
+// relay's connections do: once per connection (ADR 0077).
+var refEnv = []string{"PGOPTIONS=-c plan_cache_mode=force_generic_plan"}

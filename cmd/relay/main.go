@@ -334,15 +334,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	pcfg, err := pgxpool.ParseConfig(o.databaseURL)
+	pcfg, err := poolConfig(o.databaseURL)
 	if err != nil {
-		return fmt.Errorf("database URL: %w", err)
-	}
-	if !strings.Contains(o.databaseURL, "pool_max_conns") {
-		// pgxpool's default (4 on a 2-core machine) leaves requests
-		// waiting for a connection while the group commit's workers hold
-		// theirs (docs/performance.md); the URL's pool_max_conns wins.
-		pcfg.MaxConns = defaultPoolSize
+		return err
 	}
 	if o.commitWorkers >= int(pcfg.MaxConns) {
 		return fmt.Errorf("--commit-workers %d would leave requests no database connection: the pool has %d (pool_max_conns)", o.commitWorkers, pcfg.MaxConns)
@@ -367,6 +361,33 @@ func run(args []string, stdout, stderr io.Writer) error {
 // defaultPoolSize is the relay's database connections when the URL does not
 // say (pool_max_conns).
 const defaultPoolSize = 16
+
+// poolConfig is the relay's database pool for url: the URL's settings, and
+// the relay's own where the URL says nothing.
+//
+//   - pool_max_conns: pgxpool's default (4 on a 2-core machine) leaves
+//     requests waiting for a connection while the group commit's workers
+//     hold theirs (docs/performance.md).
+//   - plan_cache_mode = force_generic_plan: every statement of the relay is
+//     prepared once per connection, and with PostgreSQL's default (auto)
+//     the accept and ACK statements, whose arrays make the generic plan
+//     look dearer than it is, were planned again on every run: planning
+//     was a quarter of PostgreSQL's CPU per envelope (ADR 0077).
+func poolConfig(url string) (*pgxpool.Config, error) {
+	pcfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("database URL: %w", err)
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		pcfg.MaxConns = defaultPoolSize
+	}
+	if _, set := pcfg.ConnConfig.RuntimeParams[planCacheMode]; !set {
+		pcfg.ConnConfig.RuntimeParams[planCacheMode] = "force_generic_plan"
+	}
+	return pcfg, nil
+}
+
+const planCacheMode = "plan_cache_mode"
 
 func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger, stdout io.Writer) error {
 	ln, err := net.Listen("tcp", o.listen)
