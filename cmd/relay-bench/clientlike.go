@@ -33,13 +33,6 @@ type clientTopology struct {
 	names      []string
 }
 
-// newTransport is what the scenario's clients share: enough idle
-// connections for every device's ACKs and receipts, as each browser would
-// keep its own.
-func newTransport() *http.Transport {
-	return &http.Transport{MaxIdleConns: 1024, MaxIdleConnsPerHost: 1024, IdleConnTimeout: time.Minute}
-}
-
 func (b *bench) clientTopology(publishers int) (*clientTopology, error) {
 	say("client-like: %d recipients × %d devices, %d publishers…", clientRecipients, clientDevices, publishers)
 	t := &clientTopology{}
@@ -61,8 +54,11 @@ func (b *bench) clientTopology(publishers int) (*clientTopology, error) {
 }
 
 // spread points client i at relay instance i mod N, with its own HTTP
-// client on the shared transport and its session cookie.
-func (b *bench) spread(c *relayclient.Client, i int) *relayclient.Client {
+// client and its session cookie. The HTTP client is on the shared
+// transport, or with --http2 on a transport of its own, which the phase
+// closes at its end; either way its responses count in the phase's
+// traffic.
+func (b *bench) spread(c *relayclient.Client, i int, ph *clientPhase) *relayclient.Client {
 	bases := []string{b.base}
 	for _, in := range b.extra {
 		bases = append(bases, in.base)
@@ -70,7 +66,14 @@ func (b *bench) spread(c *relayclient.Client, i int) *relayclient.Client {
 	d := *c
 	d.BaseURL = bases[i%len(bases)]
 	d.Origin = d.BaseURL
-	d.HTTP = &http.Client{Jar: c.HTTP.Jar, Transport: b.transport}
+	t := b.transport
+	if b.o.http2 {
+		t = b.net.transport(true, nil)
+		ph.mu.Lock()
+		ph.own = append(ph.own, t)
+		ph.mu.Unlock()
+	}
+	d.HTTP = &http.Client{Jar: c.HTTP.Jar, Transport: observed{t, &ph.traffic}}
 	return &d
 }
 
@@ -85,6 +88,9 @@ type phaseResult struct {
 	ackedOld      int // the most rows of ACKed envelopes older than 1 s seen in one sample
 	refused       int // publishes the peer refused (ntfy only; the relay's phase fails instead)
 	cpu           cpuUse
+	dials         int    // TCP connections the clients opened (the relay's phases)
+	protocol      string // what the responses came in, "h2, tls" or "http/1.1, plain"
+	publishers    int
 }
 
 // device is one streaming device of a phase: its stream, the web client's
@@ -121,6 +127,10 @@ type clientPhase struct {
 	acks     atomic.Int64
 	sentRcpt atomic.Int64
 	failed   atomic.Value
+	traffic  traffic
+
+	mu  sync.Mutex        // guards own
+	own []*http.Transport // the clients' own transports (--http2), closed at the end
 }
 
 func (ph *clientPhase) fail(err error) {
@@ -279,6 +289,17 @@ func (b *bench) clientLike(t *clientTopology, publishers int, receipts bool, rat
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ph := &clientPhase{ctx: ctx, tally: newTally(clientRecipients * clientDevices), receipts: receipts, from: map[string]bool{}}
+	// Connections left idle by an earlier phase would be reused without
+	// a dial: each phase counts the connections it needs.
+	b.transport.CloseIdleConnections()
+	dials0 := b.net.dials.Load()
+	defer func() {
+		ph.mu.Lock()
+		defer ph.mu.Unlock()
+		for _, t := range ph.own {
+			t.CloseIdleConnections()
+		}
+	}()
 	for _, name := range t.pubNames {
 		ph.from[name] = true
 	}
@@ -287,7 +308,7 @@ func (b *bench) clientLike(t *clientTopology, publishers int, receipts bool, rat
 	ready := make(chan struct{}, clientRecipients*clientDevices)
 	for r, cs := range t.recipients {
 		for i, c := range cs {
-			d := &device{c: b.spread(c, r*clientDevices+i), stream: len(devs), ph: ph,
+			d := &device{c: b.spread(c, r*clientDevices+i, ph), stream: len(devs), ph: ph,
 				policy: ackPolicy{interval: b.o.ackInterval}, waiting: map[string][]string{}}
 			devs = append(devs, d)
 			streams.Add(1)
@@ -362,7 +383,7 @@ func (b *bench) clientLike(t *clientTopology, publishers int, receipts bool, rat
 		wg.Add(1)
 		go func(p int) {
 			defer wg.Done()
-			c := b.spread(t.publishers[p], p)
+			c := b.spread(t.publishers[p], p, ph)
 			var tick *time.Ticker
 			if rate > 0 {
 				interval := time.Duration(float64(time.Second) * float64(publishers) / rate)
@@ -414,6 +435,7 @@ func (b *bench) clientLike(t *clientTopology, publishers int, receipts bool, rat
 		accepted: msgs / elapsed.Seconds(), receipts: rcpts / elapsed.Seconds(),
 		p50: percentile(lats, 0.50), p99: percentile(lats, 0.99), lost: lost, dup: dup,
 		ackedOld: int(ackedOld.Load()), cpu: used.per(msgs + rcpts),
+		dials: int(b.net.dials.Load() - dials0), protocol: ph.traffic.protocol(), publishers: publishers,
 	}
 	if msgs+rcpts > 0 {
 		res.acksPerEnv = float64(ph.acks.Load()) / (msgs + rcpts)

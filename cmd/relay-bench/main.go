@@ -32,6 +32,7 @@ import (
 	"context"
 	"crypto/ecdh"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -79,6 +80,24 @@ type options struct {
 	// client's by default, 0 to ACK every delivery at once as it did
 	// before ADR 0074
 	ackInterval time.Duration
+	// tls serves the relays over HTTPS with a throw-away certificate that
+	// the bench's clients trust, and nothing else (--tls)
+	tls bool
+	// http2 gives each device and publisher of the client-like scenario
+	// a connection of its own speaking HTTP/2, as a browser tab does
+	// (--http2, over TLS only)
+	http2 bool
+}
+
+// check refuses options that do not go together.
+func (o options) check() error {
+	if o.instances < 1 {
+		return errors.New("--instances must be at least 1")
+	}
+	if o.http2 && !o.tls {
+		return errors.New("--http2 needs --tls: browsers speak HTTP/2 only over TLS, and so does the relay")
+	}
+	return nil
 }
 
 // result is one line of the table.
@@ -103,6 +122,8 @@ func main() {
 	flag.IntVar(&o.instances, "instances", 1, "relay processes on the same database for the client-like scenario, publishers and streams spread over them")
 	flag.Float64Var(&o.latencyRate, "latency-rate", 0, "envelopes per second of the latency scenario; 0: half of the 8-sender ingest peak (300 when ingest is not run)")
 	flag.IntVar(&o.ackPhases, "ack-phases", 3, "phases of the ACK and cleanup scenario (each as long as an ingest phase)")
+	flag.BoolVar(&o.tls, "tls", false, "serve the relays over HTTPS with a throw-away certificate for 127.0.0.1 that the clients trust; the ntfy phases stay plain HTTP")
+	flag.BoolVar(&o.http2, "http2", false, "with --tls: each device and publisher of the client-like scenario has its own HTTP/2 connection, which its stream and its ACKs share, as in a browser")
 	flag.BoolVar(&o.profile, "profile", false, "save a CPU profile of the relay during the 8-sender ingest to .artifacts/ingest.cpu.pprof, and a heap profile with the idle streams open to .artifacts/idle.heap.pprof")
 	flag.Parse()
 	o.only = map[string]bool{}
@@ -113,8 +134,8 @@ func main() {
 	if *long {
 		o.duration, o.idle, o.rounds = 20*time.Second, 10000, 3
 	}
-	if o.instances < 1 {
-		fmt.Fprintln(os.Stderr, "relay-bench: --instances must be at least 1")
+	if err := o.check(); err != nil {
+		fmt.Fprintln(os.Stderr, "relay-bench:", err)
 		os.Exit(2)
 	}
 	if err := run(o); err != nil {
@@ -156,7 +177,15 @@ func run(o options) error {
 	}()
 	u, _ := url.Parse(o.adminURL)
 	u.Path = "/" + dbName
-	b := &bench{o: o, db: u.String(), refs: map[int]float64{}, transport: newTransport()}
+	b := &bench{o: o, db: u.String(), refs: map[int]float64{}, net: &clientNet{}}
+	if o.tls {
+		if b.cert, err = newBenchCert(); err != nil {
+			return err
+		}
+		defer b.cert.close()
+		b.net.tls = b.cert.clientConfig()
+	}
+	b.transport, b.setup = b.net.transport(false, nil), b.net.setupTransport()
 	defer b.transport.CloseIdleConnections()
 	if err := b.startRelay(); err != nil {
 		return err
@@ -290,8 +319,12 @@ type bench struct {
 	peer  *exec.Cmd       // ntfy, while its phases run (--ntfy)
 	refs  map[int]float64 // the accept transaction's pgbench tx/s by clients, once measured
 
-	violations []string        // phases that lost or duplicated envelopes
-	transport  *http.Transport // the client-like scenario's clients'
+	violations []string // phases that lost or duplicated envelopes
+
+	cert      *benchCert        // the relays' certificate with --tls, or nil
+	net       *clientNet        // how the clients reach the relays
+	transport *http.Transport   // the client-like scenario's clients' without --http2
+	setup     http.RoundTripper // the other clients'; nil for Go's default
 }
 
 func (b *bench) startRelay() error {
@@ -318,6 +351,11 @@ func (b *bench) startInstance() (*instance, error) {
 	if b.o.profile && b.cmd == nil {
 		args = append(args, "--debug-listen", "127.0.0.1:6061")
 	}
+	if b.cert != nil {
+		// The relay's default origins then are its https:// base URL,
+		// which is what the clients send as Origin.
+		args = append(args, "--tls-cert", b.cert.certFile, "--tls-key", b.cert.keyFile)
+	}
 	cmd := exec.Command(b.o.relay, args...)
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+b.db)
 	out, err := cmd.StdoutPipe()
@@ -339,7 +377,7 @@ func (b *bench) startInstance() (*instance, error) {
 	}()
 	// The relay says where it listens, then where its metrics are.
 	var urls [2]string
-	for i, re := range []*regexp.Regexp{regexp.MustCompile(`listening on (http://\S+)`), regexp.MustCompile(`metrics are served on (http://\S+)`)} {
+	for i, re := range []*regexp.Regexp{regexp.MustCompile(`listening on (https?://\S+)`), regexp.MustCompile(`metrics are served on (http://\S+)`)} {
 		select {
 		case l := <-lines:
 			m := re.FindStringSubmatch(l)
@@ -370,11 +408,19 @@ func (b *bench) stopRelay() {
 	}
 }
 
+// client is a client of the relay with a cookie jar of its own, on the
+// setup transport.
+func (b *bench) client() *relayclient.Client {
+	c := relayclient.New(b.base)
+	c.HTTP.Transport = b.setup
+	return c
+}
+
 // account registers an account with n devices; the clients speak as each.
 func (b *bench) account(n int) ([]*relayclient.Client, string, error) {
 	b.n++
 	name := fmt.Sprintf("bench%d", b.n)
-	c := relayclient.New(b.base)
+	c := b.client()
 	k, _ := ecdh.P256().GenerateKey(rand.Reader)
 	if err := c.Register(context.Background(), name, "bench password", k.PublicKey().Bytes()); err != nil {
 		return nil, "", err
@@ -767,7 +813,7 @@ type idleSetup struct {
 // not hashed a password (argon2id's memory would blur the baseline).
 func (b *bench) prepareIdle(n int) (*idleSetup, error) {
 	say("registering %d devices for the idle streams…", n)
-	c := relayclient.New(b.base)
+	c := b.client()
 	k, _ := ecdh.P256().GenerateKey(rand.Reader)
 	b.n++
 	if err := c.Register(context.Background(), fmt.Sprintf("idle%d", b.n), "bench password", k.PublicKey().Bytes()); err != nil {
@@ -817,7 +863,13 @@ func (b *bench) idleStreams(setup *idleSetup) ([]result, error) {
 			rss0, heap0, stacks0 = b.settledMemory()
 			start = start.Add(time.Since(paused)) // not part of opening
 		}
-		conn, err := net.Dial("tcp", u.Host)
+		var conn net.Conn
+		var err error
+		if b.net.tls != nil {
+			conn, err = tls.Dial("tcp", u.Host, b.net.tls)
+		} else {
+			conn, err = net.Dial("tcp", u.Host)
+		}
 		if err != nil {
 			return nil, err
 		}

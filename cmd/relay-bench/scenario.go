@@ -100,7 +100,11 @@ func (b *bench) clientLikeScenario() ([]result, error) {
 		add(fmt.Sprintf("relay ÷ accept tx, %d", n), rl.accepted/ref[n], "ratio", fmt.Sprintf("pgbench of queue.AcceptSQL %.0f tx/s", ref[n]))
 		if peer != nil {
 			nt := median(runs[key{"ntfy", n}])
-			add(fmt.Sprintf("ntfy, %d publishers", n), nt.accepted, "envelopes/s", "cache-file, 16 topics × 5 subscribers; "+of)
+			note := "cache-file, 16 topics × 5 subscribers; " + of
+			if b.o.tls {
+				note += "; plain HTTP/1.1 whatever --tls and --http2 say (ntfy is not run with TLS)"
+			}
+			add(fmt.Sprintf("ntfy, %d publishers", n), nt.accepted, "envelopes/s", note)
 			add(fmt.Sprintf("ntfy delivery p50, %d", n), nt.p50, "ms", "at saturation")
 			add(fmt.Sprintf("ntfy delivery p99, %d", n), nt.p99, "ms", "")
 			add(fmt.Sprintf("ntfy CPU per envelope, %d", n), nt.cpu.total(), "ms", fmt.Sprintf("ntfy %.2f, load %.2f", nt.cpu.peer, nt.cpu.load))
@@ -148,6 +152,12 @@ func (b *bench) phaseLines(out *[]result, what string, r phaseResult) {
 		note += "; relay instances " + strings.Join(per, ", ")
 	}
 	add("CPU per envelope, "+what, r.cpu.total(), "ms", note)
+	how := "each with a connection of its own"
+	if !strings.HasPrefix(r.protocol, "h2") {
+		how = "a connection per stream, and a shared pool for ACKs, receipts and sends"
+	}
+	add("TCP connections opened, "+what, float64(r.dials), "connections",
+		fmt.Sprintf("protocol %s; %d devices and publishers, %s", r.protocol, clientRecipients*clientDevices+r.publishers, how))
 	add("ACKed rows held > 1 s, "+what, float64(r.ackedOld), "rows", "most in one sample; goal 0")
 	add("lost + duplicated, "+what, float64(r.lost+r.dup), "envelopes", fmt.Sprintf("lost %d, duplicated %d; must be 0", r.lost, r.dup))
 }
@@ -175,6 +185,9 @@ func median(rs []phaseResult) phaseResult {
 		return v[len(v)/2]
 	}
 	m := phaseResult{
+		dials:         int(mid(func(r phaseResult) float64 { return float64(r.dials) })),
+		protocol:      rs[0].protocol,
+		publishers:    rs[0].publishers,
 		accepted:      mid(func(r phaseResult) float64 { return r.accepted }),
 		receipts:      mid(func(r phaseResult) float64 { return r.receipts }),
 		acksPerEnv:    mid(func(r phaseResult) float64 { return r.acksPerEnv }),
@@ -191,6 +204,9 @@ func median(rs []phaseResult) phaseResult {
 		m.dup += r.dup
 		m.refused += r.refused
 		m.ackedOld = max(m.ackedOld, r.ackedOld)
+		if r.protocol != m.protocol {
+			m.protocol = "varied by round"
+		}
 	}
 	return m
 }
