@@ -112,6 +112,42 @@ func TestTLS(t *testing.T) {
 	}
 }
 
+// TestTLSOffersHTTP2: with certificate files the relay negotiates HTTP/2
+// with a client that offers it, as browsers do, so that a tab's stream
+// and its requests share one connection; a client that speaks only
+// HTTP/1.1 is still served, and is the control that the protocol seen
+// comes from the negotiation.
+func TestTLSOffersHTTP2(t *testing.T) {
+	certFile, keyFile, roots := selfSigned(t, t.TempDir())
+	_, url := startRelay(t, "--tls-cert", certFile, "--tls-key", keyFile)
+	for _, c := range []struct {
+		name  string
+		h2    bool
+		major int
+		proto string // negotiated by ALPN; none when the client offers only HTTP/1.1
+	}{{"HTTP/2 offered", true, 2, "h2"}, {"HTTP/1.1 only", false, 1, ""}} {
+		t.Run(c.name, func(t *testing.T) {
+			var p http.Protocols
+			p.SetHTTP1(true)
+			p.SetHTTP2(c.h2)
+			tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}, Protocols: &p}
+			defer tr.CloseIdleConnections()
+			resp, err := (&http.Client{Transport: tr}).Get(url + "/healthz")
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.TLS == nil {
+				t.Fatal("not served over TLS")
+			}
+			if resp.StatusCode != http.StatusOK || resp.ProtoMajor != c.major || resp.TLS.NegotiatedProtocol != c.proto {
+				t.Fatalf("GET /healthz: %d over %s, ALPN %q; want 200 over HTTP/%d, ALPN %q",
+					resp.StatusCode, resp.Proto, resp.TLS.NegotiatedProtocol, c.major, c.proto)
+			}
+		})
+	}
+}
+
 // TestTLSBadFiles: a certificate that cannot be loaded stops the relay at
 // start with a message naming the flag.
 func TestTLSBadFiles(t *testing.T) {
