@@ -24,7 +24,10 @@
 //	          second and the queue table's size after each phase
 //	idle      idle streams: resident memory and Go heap per stream
 //
-// Loads go to loopback only and stop by themselves.
+// Loads go to loopback only and stop by themselves. With --tls the relays
+// serve HTTPS with a throw-away certificate that only the bench's clients
+// trust; with --http2 besides, each client-like device and publisher has
+// one HTTP/2 connection of its own, as a browser tab does.
 package main
 
 import (
