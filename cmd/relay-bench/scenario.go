@@ -123,7 +123,7 @@ func (b *bench) clientLikeScenario() ([]result, error) {
 	add(fmt.Sprintf("half peak (%.0f/s): delivery p50", half), lat.p50, "ms", "goal ≤ 5")
 	add(fmt.Sprintf("half peak (%.0f/s): delivery p99", half), lat.p99, "ms", "goal ≤ 50")
 	add("half peak: ACKed rows held > 1 s", float64(lat.ackedOld), "rows", "goal 0")
-	add("half peak: TCP connections opened", float64(lat.dials), "connections", connectionsNote(lat))
+	add("half peak: TCP connections opened", float64(lat.dials), "connections", b.connectionsNote(lat))
 	add("half peak: lost + duplicated", float64(lat.lost+lat.dup), "envelopes", fmt.Sprintf("lost %d, duplicated %d; must be 0", lat.lost, lat.dup))
 	b.check(lat, "relay at half peak", 8)
 	for k, rs := range runs {
@@ -153,17 +153,17 @@ func (b *bench) phaseLines(out *[]result, what string, r phaseResult) {
 		note += "; relay instances " + strings.Join(per, ", ")
 	}
 	add("CPU per envelope, "+what, r.cpu.total(), "ms", note)
-	add("TCP connections opened, "+what, float64(r.dials), "connections", connectionsNote(r))
+	add("TCP connections opened, "+what, float64(r.dials), "connections", b.connectionsNote(r))
 	add("ACKed rows held > 1 s, "+what, float64(r.ackedOld), "rows", "most in one sample; goal 0")
 	add("lost + duplicated, "+what, float64(r.lost+r.dup), "envelopes", fmt.Sprintf("lost %d, duplicated %d; must be 0", r.lost, r.dup))
 }
 
 // connectionsNote says what a phase's clients spoke and how many of them
 // there were, beside the TCP connections they opened.
-func connectionsNote(r phaseResult) string {
-	how := "each with a connection of its own"
-	if !strings.HasPrefix(r.protocol, "h2") {
-		how = "a connection per stream, and a shared pool for ACKs, receipts and sends"
+func (b *bench) connectionsNote(r phaseResult) string {
+	how := "a connection per stream, and a shared pool for ACKs, receipts and sends"
+	if b.o.http2 {
+		how = "each with a connection of its own"
 	}
 	return fmt.Sprintf("protocol %s; %d devices and publishers, %s", r.protocol, clientRecipients*clientDevices+r.publishers, how)
 }

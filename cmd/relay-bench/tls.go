@@ -156,14 +156,15 @@ type traffic struct {
 // protocol names what the responses came in, "h2, tls" or "http/1.1,
 // plain", or the counts when they were mixed.
 func (tr *traffic) protocol() string {
+	if tr.h1.Load()+tr.h2.Load() == 0 {
+		return "no responses"
+	}
 	version := func(a, b int64, an, bn string) string {
 		switch {
 		case a > 0 && b == 0:
 			return an
 		case b > 0 && a == 0:
 			return bn
-		case a == 0 && b == 0:
-			return "no responses"
 		}
 		return fmt.Sprintf("mixed: %d %s, %d %s", a, an, b, bn)
 	}

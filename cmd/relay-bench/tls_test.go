@@ -266,3 +266,27 @@ func TestDeviceConnections(t *testing.T) {
 		})
 	}
 }
+
+// TestTrafficProtocol: a phase's protocol note says what every response
+// came in, and gives the counts when they were mixed.
+func TestTrafficProtocol(t *testing.T) {
+	for _, c := range []struct {
+		h1, h2, tls, plain int64
+		want               string
+	}{
+		{0, 5, 5, 0, "h2, tls"},
+		{5, 0, 5, 0, "http/1.1, tls"},
+		{5, 0, 0, 5, "http/1.1, plain"},
+		{3, 2, 5, 0, "mixed: 2 h2, 3 http/1.1, tls"},
+		{0, 0, 0, 0, "no responses"},
+	} {
+		var tr traffic
+		tr.h1.Store(c.h1)
+		tr.h2.Store(c.h2)
+		tr.tls.Store(c.tls)
+		tr.plain.Store(c.plain)
+		if got := tr.protocol(); got != c.want {
+			t.Errorf("%d h1, %d h2, %d tls, %d plain: %q, want %q", c.h1, c.h2, c.tls, c.plain, got, c.want)
+		}
+	}
+}
