@@ -45,17 +45,63 @@ type sessionEntry struct {
 	live    map[string]struct{} // devices of the account found live
 }
 
+// nameEntry is an account found by its username (Store.Lookup): what the
+// key directory and every send to the name read. A username never changes
+// owner while its account exists, and a deleted account's name is held
+// before anyone may take it again; deletion and key replacement, the only
+// changes to what the entry holds, send the notice.
+type nameEntry struct {
+	acc   Account
+	until time.Time // the entry's end, CacheTTL after it was read
+}
+
 type sessionCache struct {
-	max int // sessions held at most
+	max int // sessions held at most, and names held at most
 
 	mu      sync.Mutex // guards the following
 	on      bool       // the notices are being received
 	epoch   uint64     // grows at every forgetting: a lookup begun before it is not stored
 	entries map[[sha256.Size]byte]*sessionEntry
+	names   map[string]*nameEntry
 
 	// Counters, for the metrics and the tests.
-	hits      atomic.Int64 // lookups answered from memory
+	hits      atomic.Int64 // session checks answered from memory
+	nameHits  atomic.Int64 // username lookups answered from memory
 	forgotten atomic.Int64 // accounts forgotten, by notice or after a local change
+}
+
+func newSessionCache(max int) *sessionCache {
+	return &sessionCache{max: max, entries: make(map[[sha256.Size]byte]*sessionEntry), names: make(map[string]*nameEntry)}
+}
+
+func (c *sessionCache) getName(username string, now time.Time) (Account, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.names[username]
+	if e == nil || !c.on {
+		return Account{}, false
+	}
+	if !now.Before(e.until) {
+		delete(c.names, username)
+		return Account{}, false
+	}
+	c.nameHits.Add(1)
+	return e.acc, true
+}
+
+func (c *sessionCache) storeName(epoch uint64, acc Account, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.on || c.epoch != epoch {
+		return
+	}
+	if _, ok := c.names[acc.Username]; !ok && len(c.names) >= c.max {
+		for k := range c.names { // any one: the cache is no LRU
+			delete(c.names, k)
+			break
+		}
+	}
+	c.names[acc.Username] = &nameEntry{acc: acc, until: now.Add(CacheTTL)}
 }
 
 // begin is called before a lookup goes to the database; store takes its
@@ -115,6 +161,11 @@ func (c *sessionCache) forget(accountID int64) {
 			delete(c.entries, k)
 		}
 	}
+	for k, e := range c.names {
+		if e.acc.ID == accountID {
+			delete(c.names, k)
+		}
+	}
 	c.forgotten.Add(1)
 }
 
@@ -123,6 +174,7 @@ func (c *sessionCache) flush() {
 	defer c.mu.Unlock()
 	c.epoch++
 	clear(c.entries)
+	clear(c.names)
 }
 
 func (c *sessionCache) setOn(on bool) {
@@ -131,6 +183,7 @@ func (c *sessionCache) setOn(on bool) {
 	c.epoch++
 	c.on = on
 	clear(c.entries)
+	clear(c.names)
 }
 
 // notifyAuth queues, inside tx, the notice that makes every relay instance
@@ -186,6 +239,15 @@ func (s *Store) CacheStats() (hits, forgotten int64) {
 		return 0, 0
 	}
 	return s.cache.hits.Load(), s.cache.forgotten.Load()
+}
+
+// NameCacheHits returns the username lookups (Lookup) answered from memory
+// so far.
+func (s *Store) NameCacheHits() int64 {
+	if s.cache == nil {
+		return 0
+	}
+	return s.cache.nameHits.Load()
 }
 
 // CacheOn reports whether lookups may be answered from memory: the cache

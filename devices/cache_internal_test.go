@@ -102,7 +102,7 @@ func TestSessionCacheOnlyWhileListening(t *testing.T) {
 // before a change, and comes back after the change's notice, must not store
 // what it read. The control stores the same answer begun after the notice.
 func TestSessionCacheLookupRacingAChange(t *testing.T) {
-	c := &sessionCache{max: 10, entries: make(map[[sha256.Size]byte]*sessionEntry)}
+	c := newSessionCache(10)
 	c.setOn(true)
 	key := sha256.Sum256([]byte("token"))
 	now := time.Now()
@@ -133,7 +133,7 @@ func TestSessionCacheLookupRacingAChange(t *testing.T) {
 // TestSessionCacheBounds: the sessions held, and the devices of each, stay
 // within their bounds whatever is asked; an unreadable notice drops all.
 func TestSessionCacheBounds(t *testing.T) {
-	c := &sessionCache{max: 10, entries: make(map[[sha256.Size]byte]*sessionEntry)}
+	c := newSessionCache(10)
 	c.setOn(true)
 	now := time.Now()
 	for i := range 25 {
@@ -159,5 +159,59 @@ func TestSessionCacheBounds(t *testing.T) {
 	}
 	if !s.CacheOn() {
 		t.Fatal("an unreadable notice turned the cache off")
+	}
+}
+
+// TestNameCache: an account found by its name is answered from memory
+// until its own notice, a lookup racing a notice is not stored, and the
+// names held stay within the bound.
+func TestNameCache(t *testing.T) {
+	c := newSessionCache(10)
+	now := time.Now()
+	bob := Account{ID: 7, Username: "bob", PublicKey: []byte{1}}
+	epoch, _ := c.begin()
+	c.storeName(epoch, bob, now)
+	if _, ok := c.getName("bob", now); ok {
+		t.Fatal("a name was stored while the notices were not received")
+	}
+	c.setOn(true)
+	epoch, _ = c.begin()
+	c.storeName(epoch, bob, now)
+	if got, ok := c.getName("bob", now); !ok || got.ID != 7 {
+		t.Fatalf("control: the stored name answered %+v, %v", got, ok)
+	}
+	c.forget(8)
+	if _, ok := c.getName("bob", now); !ok {
+		t.Fatal("another account's notice dropped bob")
+	}
+	c.forget(7)
+	if _, ok := c.getName("bob", now); ok {
+		t.Fatal("bob's notice left his entry")
+	}
+
+	epoch, _ = c.begin()
+	c.forget(8)
+	c.storeName(epoch, bob, now)
+	if _, ok := c.getName("bob", now); ok {
+		t.Fatal("a lookup begun before a notice was stored")
+	}
+
+	epoch, _ = c.begin()
+	c.storeName(epoch, bob, now)
+	if _, ok := c.getName("bob", now.Add(CacheTTL)); ok {
+		t.Fatal("an entry outlived CacheTTL")
+	}
+
+	for i := range 25 {
+		epoch, _ := c.begin()
+		c.storeName(epoch, Account{ID: int64(100 + i), Username: fmt.Sprint("u", i)}, now)
+	}
+	if n := len(c.names); n != 10 {
+		t.Fatalf("%d names held, want the bound of 10", n)
+	}
+	s := &Store{cache: c}
+	s.ForgetNotice("not an account id")
+	if n := len(c.names); n != 0 {
+		t.Fatalf("an unreadable notice left %d names", n)
 	}
 }

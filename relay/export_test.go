@@ -38,5 +38,8 @@ func (s *Server) PushStats() push.Stats { return s.pusher.Stats() }
 // SessionCacheStats is the session cache's hits and forgotten accounts.
 func (s *Server) SessionCacheStats() (hits, forgotten int64) { return s.accounts.CacheStats() }
 
+// AccountCacheHits is the username lookups answered from memory.
+func (s *Server) AccountCacheHits() int64 { return s.accounts.NameCacheHits() }
+
 // SessionCacheOn reports whether the session cache answers from memory.
 func (s *Server) SessionCacheOn() bool { return s.accounts.CacheOn() }

@@ -78,6 +78,8 @@ func newMetrics(s *Server) *metrics {
 			func() float64 { return float64(s.accounts.PasswordHashes()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "relay_session_cache_hits_total", Help: "Session and device checks answered from memory (ADR 0072)."},
 			func() float64 { h, _ := s.accounts.CacheStats(); return float64(h) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "relay_account_cache_hits_total", Help: "Username lookups (sends and the key directory) answered from memory (ADR 0080)."},
+			func() float64 { return float64(s.accounts.NameCacheHits()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "relay_session_cache_forgotten_total", Help: "Accounts whose cached sessions were dropped after a change, here or on another instance."},
 			func() float64 { _, f := s.accounts.CacheStats(); return float64(f) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "relay_notify_received_total", Help: "Notifications received from other instances."},

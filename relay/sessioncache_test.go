@@ -231,3 +231,91 @@ func TestSessionCacheInvalidation(t *testing.T) {
 		}
 	}
 }
+
+// TestAccountCacheInvalidation: instance B holds bob's account in memory
+// (alice sent to him and read his key there). A change to it on instance
+// A must make B's next answers those of a relay without the cache, in the
+// same three ways as TestSessionCacheInvalidation.
+func TestAccountCacheInvalidation(t *testing.T) {
+	ctx := context.Background()
+	type fixture struct {
+		a, b       *testServer
+		alice, bob *user
+		atAlice    *relayclient.Client // alice's device 0, at the instance asked
+		newKey     []byte
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, f *fixture)
+		check  func(t *testing.T, f *fixture)
+	}{
+		{"account deleted", func(t *testing.T, f *fixture) {
+			if err := f.bob.device(0).DeleteAccount(ctx, password); err != nil {
+				t.Fatal(err)
+			}
+		}, func(t *testing.T, f *fixture) {
+			if _, err := f.atAlice.Lookup(ctx, "bob"); relayclient.Code(err) != "account_deleted" {
+				t.Fatalf("bob's key: %v, want account_deleted", err)
+			}
+			if _, err := f.atAlice.Send(ctx, f.a.newID(), "bob", []byte("x")); relayclient.Code(err) != "account_deleted" {
+				t.Fatalf("a send to bob: %v, want account_deleted", err)
+			}
+		}},
+		{"key replaced", func(t *testing.T, f *fixture) {
+			f.newKey = newKey(t)
+			if _, err := f.bob.device(1).ReplaceKey(ctx, password, f.newKey, []string{f.bob.Devices[0]}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}, func(t *testing.T, f *fixture) {
+			got, err := f.atAlice.Lookup(ctx, "bob")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got.PublicKey) != string(f.newKey) {
+				t.Fatal("bob's key is the one before the replacement")
+			}
+		}},
+	} {
+		for _, mode := range []string{"elsewhere", "here", "uncached"} {
+			t.Run(tc.name+"/"+mode, func(t *testing.T) {
+				var opts []option
+				if mode == "uncached" {
+					opts = append(opts, withoutSessionCache())
+				}
+				a := newTestServer(t, opts...)
+				f := &fixture{a: a, b: a.another(t, opts...)}
+				f.alice = a.register(t, "alice", 1)
+				f.bob = a.register(t, "bob", 2)
+				at := f.b
+				if mode == "here" {
+					at = f.a
+				}
+				f.atAlice = elsewhere(t, f.alice.device(0), at.URL)
+				cached := mode != "uncached"
+				waitFor(t, "the cache to be on", func() bool {
+					return a.Relay.SessionCacheOn() == cached && f.b.Relay.SessionCacheOn() == cached
+				})
+				for range 2 {
+					if _, err := f.atAlice.Send(ctx, a.newID(), "bob", []byte("x")); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := f.atAlice.Lookup(ctx, "bob"); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if hits := at.Relay.AccountCacheHits(); cached != (hits >= 3) {
+					t.Fatalf("the instance answered %d of 4 lookups of bob from memory (cache on: %v)", hits, cached)
+				}
+				_, forgotten := at.Relay.SessionCacheStats()
+				tc.change(t, f)
+				if mode == "elsewhere" {
+					waitFor(t, "instance B to have the notice", func() bool {
+						_, n := at.Relay.SessionCacheStats()
+						return n > forgotten
+					})
+				}
+				tc.check(t, f)
+			})
+		}
+	}
+}
