@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"relay/queue"
 	"relay/relayclient"
 )
 
@@ -357,5 +358,47 @@ func TestDeleteWhileSending(t *testing.T) {
 	}
 	if n := s.count(t, `SELECT count(*) FROM queue WHERE device_id = $1`, bob.Devices[0]); n != 0 {
 		t.Fatalf("%d of alice's envelopes left in bob's queue", n)
+	}
+}
+
+// TestDeleteWhileAnAcceptHoldsTheDevices: an accept to alice that holds
+// her device rows' locks when her deletion begins commits first, and the
+// deletion then finds and deletes what it wrote. The queue's rows do not
+// reference their device (ADR 0081), so nothing else would delete them:
+// the deletion must lock the devices before it deletes their queues.
+func TestDeleteWhileAnAcceptHoldsTheDevices(t *testing.T) {
+	s := newTestServer(t)
+	ctx := context.Background()
+	alice := s.register(t, "alice", 2)
+	bob := s.register(t, "bob", 1)
+	// They are contacts already, so that the accept below reads no row of
+	// alice's account: only her devices' locks order it with the deletion.
+	if _, err := bob.device(0).Send(ctx, s.newID(), "alice", []byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := s.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	now := s.Clock.Now()
+	e := &queue.Envelope{ID: s.newID(), FromAccount: s.accountID(t, "bob"), FromUsername: "bob", FromDevice: bob.Devices[0],
+		ToAccount: s.accountID(t, "alice"), ToUsername: "alice", TS: now.UnixMilli(), Body: []byte("racing")}
+	if _, _, ds, err := queue.Accept(ctx, tx, e, now.Add(time.Hour), now); err != nil || len(ds) != 2 {
+		t.Fatalf("the accept wrote %v (%v), want alice's 2 devices", ds, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- alice.device(0).DeleteAccount(ctx, password) }()
+	waitFor(t, "the deletion to wait for the accept's locks", func() bool {
+		return s.count(t, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`) > 0
+	})
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := s.count(t, `SELECT count(*) FROM queue WHERE device_id = ANY ($1)`, alice.Devices); n != 0 {
+		t.Fatalf("%d envelopes left in the queues of alice's deleted devices", n)
 	}
 }
