@@ -65,6 +65,29 @@ func elsewhere(t *testing.T, c *relayclient.Client, base string) *relayclient.Cl
 	return &d
 }
 
+// cacheInstances starts instances A and B on one database, both with the
+// cache or, in mode "uncached", both without it, and returns the instance
+// a test's next requests go to: A in mode "here", B otherwise. It returns
+// once both caches are on (or, uncached, off).
+func cacheInstances(t *testing.T, mode string) (a, b, at *testServer) {
+	t.Helper()
+	var opts []option
+	if mode == "uncached" {
+		opts = append(opts, withoutSessionCache())
+	}
+	a = newTestServer(t, opts...)
+	b = a.another(t, opts...)
+	at = b
+	if mode == "here" {
+		at = a
+	}
+	cached := mode != "uncached"
+	waitFor(t, "the cache to be on", func() bool {
+		return a.Relay.SessionCacheOn() == cached && b.Relay.SessionCacheOn() == cached
+	})
+	return a, b, at
+}
+
 // asAdmin runs f in a transaction of a devices.Store of its own, as relay
 // admin (another process, no cache) runs its changes.
 func asAdmin(t *testing.T, s *testServer, f func(ctx context.Context, st *devices.Store, tx pgx.Tx) error) {
@@ -180,24 +203,13 @@ func TestSessionCacheInvalidation(t *testing.T) {
 				continue
 			}
 			t.Run(tc.name+"/"+mode, func(t *testing.T) {
-				var opts []option
-				if mode == "uncached" {
-					opts = append(opts, withoutSessionCache())
-				}
-				a := newTestServer(t, opts...)
-				f := &fixture{a: a, b: a.another(t, opts...)}
+				a, b, at := cacheInstances(t, mode)
+				cached := mode != "uncached"
+				f := &fixture{a: a, b: b}
 				f.alice = a.register(t, "alice", 2)
 				f.victimDevice = f.alice.Devices[0]
 				f.other = f.alice.device(1)
-				at := f.b
-				if mode == "here" {
-					at = f.a
-				}
 				f.victim = elsewhere(t, f.alice.device(0), at.URL)
-				cached := mode != "uncached"
-				waitFor(t, "the cache to be on", func() bool {
-					return a.Relay.SessionCacheOn() == cached && f.b.Relay.SessionCacheOn() == cached
-				})
 				for range 2 {
 					if err := f.victim.Ack(ctx, 0); err != nil {
 						t.Fatal(err)
@@ -278,23 +290,12 @@ func TestAccountCacheInvalidation(t *testing.T) {
 	} {
 		for _, mode := range []string{"elsewhere", "here", "uncached"} {
 			t.Run(tc.name+"/"+mode, func(t *testing.T) {
-				var opts []option
-				if mode == "uncached" {
-					opts = append(opts, withoutSessionCache())
-				}
-				a := newTestServer(t, opts...)
-				f := &fixture{a: a, b: a.another(t, opts...)}
+				a, b, at := cacheInstances(t, mode)
+				cached := mode != "uncached"
+				f := &fixture{a: a, b: b}
 				f.alice = a.register(t, "alice", 1)
 				f.bob = a.register(t, "bob", 2)
-				at := f.b
-				if mode == "here" {
-					at = f.a
-				}
 				f.atAlice = elsewhere(t, f.alice.device(0), at.URL)
-				cached := mode != "uncached"
-				waitFor(t, "the cache to be on", func() bool {
-					return a.Relay.SessionCacheOn() == cached && f.b.Relay.SessionCacheOn() == cached
-				})
 				for range 2 {
 					if _, err := f.atAlice.Send(ctx, a.newID(), "bob", []byte("x")); err != nil {
 						t.Fatal(err)
