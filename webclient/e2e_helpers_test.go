@@ -317,6 +317,12 @@ func waitQueueEmpty(t *testing.T, r *liveRelay) {
 	t.Fatalf("%d envelopes still queued: a client did not ACK", r.count(`SELECT count(*) FROM queue`))
 }
 
+// uncachedDirectory is a relay option for tests that change an account's
+// key in SQL, behind the relay's API: such a change sends no notice, so a
+// relay with the session cache would answer the old key from memory for up
+// to 30 s (ADR 0080); without it every lookup reads the table.
+func uncachedDirectory(c *relay.Config) { c.DisableSessionCache = true }
+
 // aliceAndBob starts a relay and registers alice and bob, each in a browser
 // profile of their own.
 func aliceAndBob(t *testing.T, opts ...func(*relay.Config)) (*liveRelay, *tab, *tab) {

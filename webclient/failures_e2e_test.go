@@ -209,7 +209,7 @@ func TestNoConnectionBar(t *testing.T) {
 // TestKeyChangeWarning swaps bob's public key in the relay's directory, as a
 // malicious relay would: alice's client warns when she opens the chat.
 func TestKeyChangeWarning(t *testing.T) {
-	r, alice, _ := aliceAndBob(t)
+	r, alice, _ := aliceAndBob(t, uncachedDirectory)
 	alice.openChat("bob")
 	if eval[bool](alice, `!!document.getElementById('key-warning')`) {
 		t.Fatal("a warning before any change")

@@ -193,7 +193,7 @@ func TestSeqGapIsReplayedOrShown(t *testing.T) {
 // control), and a message that the directory's key does not open either
 // stays undecryptable, bytes kept (TestKnownIDFromPeerChangesNothing).
 func TestMessageUnderAChangedKeyOpens(t *testing.T) {
-	r := startRelay(t)
+	r := startRelay(t, uncachedDirectory)
 	ctx := context.Background()
 	oldKey, _ := ecdh.P256().GenerateKey(rand.Reader)
 	bob := relayclient.New(r.URL)

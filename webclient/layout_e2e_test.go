@@ -313,7 +313,7 @@ func TestChatListRows(t *testing.T) {
 // reload, and is gone with the key-change warning. Notes to self has no
 // safety code.
 func TestChatInfoVerified(t *testing.T) {
-	r, alice, bob := aliceAndBob(t)
+	r, alice, bob := aliceAndBob(t, uncachedDirectory)
 	bob.openChat("alice")
 	bob.send("hi")
 	alice.openChat("bob")
