@@ -174,9 +174,11 @@ func (tb *tab) waitFor(what, cond string) {
 	if err != nil {
 		tb.screenshot(strings.ReplaceAll(what, " ", "-"))
 		// Bounded: a client stuck in IndexedDB would hang the dump too.
+		// The state, read without opening the database where there is
+		// none: a read would create it.
 		sctx, scancel := context.WithTimeout(tb.ctx, 5*time.Second)
 		defer scancel()
-		state, _ := chromedp.Run(sctx, chromedp.Evaluate[string](`(async () => { const s = await import('/sync.js'); const store = await import('/store.js'); return JSON.stringify({conn: s.connection(), owner: s.isOwner(), linked: s.isLinked(), cursor: await store.getMeta('cursor'), bar: document.getElementById('conn-bar').textContent}); })()`, chromedp.EvalAwaitPromise))
+		state, _ := chromedp.Run(sctx, chromedp.Evaluate[string](`(async () => { const s = await import('/sync.js'); const store = await import('/store.js'); const dbs = (await indexedDB.databases()).map(d => d.name); return JSON.stringify({conn: s.connection(), owner: s.isOwner(), linked: s.isLinked(), me: !!s.me(), streaming: s.streaming(), dbs, cursor: dbs.includes('relay') ? await store.getMeta('cursor') : null, bar: document.getElementById('conn-bar').textContent}); })()`, chromedp.EvalAwaitPromise))
 		tb.t.Logf("client state: %s", state)
 		tb.t.Fatalf("waiting for %s (%s): %v", what, cond, err)
 	}
