@@ -58,6 +58,20 @@ func TestEachStep(t *testing.T) {
 	if storage != "e" {
 		t.Fatalf("queue.body storage %q, want e (external, uncompressed)", storage)
 	}
+	// Vacuum never truncates the queue (ADR 0083), and only the queue: the
+	// control is the devices table, which keeps PostgreSQL's default.
+	for _, c := range []struct {
+		table string
+		want  bool
+	}{{"queue", true}, {"devices", false}} {
+		var set bool
+		if err := pool.QueryRow(ctx, `SELECT coalesce('vacuum_truncate=false' = ANY (reloptions), false) FROM pg_class WHERE oid = $1::regclass`, c.table).Scan(&set); err != nil {
+			t.Fatal(err)
+		}
+		if set != c.want {
+			t.Errorf("%s: vacuum_truncate=false set %v, want %v", c.table, set, c.want)
+		}
+	}
 }
 
 // TestConcurrentApply starts several appliers at once, as several relay
