@@ -86,12 +86,24 @@ var cheapArgon2 = devices.Argon2Params{Memory: 64, Time: 1, Threads: 1}
 // production.
 func newTestServer(t testing.TB, opts ...option) *testServer {
 	t.Helper()
-	s := newTestServerWithoutRun(t, opts...)
+	pool, _ := testdb.Pool(t)
+	return running(t, served(t, pool, &clock{t: time.Now()}, opts...))
+}
+
+// newTestServerWithoutRun is a served relay whose Run is left to the test.
+func newTestServerWithoutRun(t testing.TB, opts ...option) *testServer {
+	t.Helper()
+	pool, _ := testdb.Pool(t)
+	return served(t, pool, &clock{t: time.Now()}, opts...)
+}
+
+// running starts s's background work (Run), ended by the test's cleanup.
+func running(t testing.TB, s *testServer) *testServer {
 	errc := make(chan error, 1)
 	go func() { errc <- s.Relay.Run(context.Background()) }()
 	t.Cleanup(func() {
-		// Before newTestServerWithoutRun's cleanup and the database's:
-		// Run must have ended before they go.
+		// Before served's cleanup and the database's: Run must have
+		// ended before they go.
 		if err := s.Relay.Close(); err != nil {
 			t.Errorf("Close: %v", err)
 		}
@@ -102,16 +114,14 @@ func newTestServer(t testing.TB, opts ...option) *testServer {
 	return s
 }
 
-// newTestServerWithoutRun is a served relay whose Run is left to the test.
-func newTestServerWithoutRun(t testing.TB, opts ...option) *testServer {
+// served is a relay on pool and clk, served on a port of its own.
+func served(t testing.TB, pool *pgxpool.Pool, clk *clock, opts ...option) *testServer {
 	t.Helper()
-	pool, _ := testdb.Pool(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	base := "http://" + ln.Addr().String()
-	clk := &clock{t: time.Now()}
 	cfg := relay.Config{Pool: pool, Now: clk.Now, BaseURL: base, RatePerMinute: 1000, SelfRatePerMinute: 1000, Argon2: cheapArgon2,
 		AuthPerMinute: 10000, AuthPerUserPerMinute: 10000}
 	if os.Getenv("RELAY_TEST_LOG") != "" {

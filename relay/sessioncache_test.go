@@ -2,10 +2,8 @@ package relay_test
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
-	"net/http/httptest"
 	"net/url"
 	"testing"
 
@@ -23,32 +21,7 @@ func withoutSessionCache() option { return func(c *relay.Config) { c.DisableSess
 // deployment with several instances runs them (ADR 0016).
 func (s *testServer) another(t *testing.T, opts ...option) *testServer {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + ln.Addr().String()
-	cfg := relay.Config{Pool: s.Pool, Now: s.Clock.Now, BaseURL: base, RatePerMinute: 1000, SelfRatePerMinute: 1000, Argon2: cheapArgon2,
-		AuthPerMinute: 10000, AuthPerUserPerMinute: 10000}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	srv, err := relay.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &httptest.Server{Listener: ln, Config: srv.HTTPServer()}
-	hs.Start()
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Run(context.Background()) }()
-	t.Cleanup(func() {
-		if err := srv.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		<-errc
-		hs.Close()
-	})
-	return &testServer{URL: base, Pool: s.Pool, Clock: s.Clock, Relay: srv}
+	return running(t, served(t, s.Pool, s.Clock, opts...))
 }
 
 // elsewhere is c speaking to the instance at base with a cookie jar of its

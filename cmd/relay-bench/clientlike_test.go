@@ -8,14 +8,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"sort"
 	"strconv"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgxpool"
-
-	"relay/internal/testdb"
 )
 
 // jsConst returns the value of `const name = <integer>` in a client file.
@@ -178,18 +173,8 @@ func TestTallyCountsLossAndDuplicates(t *testing.T) {
 // transaction, committed durably because the bench's environment says so.
 // The control runs the probe without that environment and sees off.
 func TestFloorScript(t *testing.T) {
-	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pgbench")
-	sort.Strings(bins)
-	if len(bins) == 0 {
-		t.Fatal("pgbench is missing: it comes with the PostgreSQL server package that make test installs")
-	}
-	db := testdb.New(t)
+	pgbench, db, pool := pgbenchDB(t)
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
 	var name string
 	if err := pool.QueryRow(ctx, `SELECT current_database()`).Scan(&name); err != nil {
 		t.Fatal(err)
@@ -209,7 +194,7 @@ func TestFloorScript(t *testing.T) {
 		defer os.Remove(f.Name())
 		f.WriteString(script)
 		f.Close()
-		cmd := exec.Command(bins[len(bins)-1], "-n", "-M", "prepared", "-c", "2", "-t", "5", "-f", f.Name(), db)
+		cmd := exec.Command(pgbench, "-n", "-M", "prepared", "-c", "2", "-t", "5", "-f", f.Name(), db)
 		cmd.Env = append(os.Environ(), env...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("pgbench: %v\n%s", err, out)

@@ -19,18 +19,8 @@ import (
 // the contacts both ways. It fails if the relay's SQL changes in a way the
 // script no longer follows.
 func TestPgbenchScriptIsTheRelaysTransaction(t *testing.T) {
-	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pgbench")
-	sort.Strings(bins)
-	if len(bins) == 0 {
-		t.Fatal("pgbench is missing: it comes with the PostgreSQL server package that make test installs")
-	}
-	db := testdb.New(t)
+	pgbench, db, pool := pgbenchDB(t)
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
 	for _, q := range []string{
 		`INSERT INTO accounts (username, password_hash, public_key) VALUES ('sender', 'x', '\x04'), ('recipient', 'x', '\x04')`,
 		`INSERT INTO devices (id, account_id, name, public_key) SELECT 'S' || g, (SELECT id FROM accounts WHERE username = 'sender'), 'd', '\x04' FROM generate_series(1, 3) g`,
@@ -49,7 +39,7 @@ func TestPgbenchScriptIsTheRelaysTransaction(t *testing.T) {
 	defer os.Remove(f.Name())
 	f.WriteString(pgbenchScript())
 	f.Close()
-	out, err := exec.Command(bins[len(bins)-1], "-n", "-M", "prepared", "-c", "1", "-t", "1", "-f", f.Name(), db).CombinedOutput()
+	out, err := exec.Command(pgbench, "-n", "-M", "prepared", "-c", "1", "-t", "1", "-f", f.Name(), db).CombinedOutput()
 	if err != nil {
 		t.Fatalf("pgbench: %v\n%s", err, out)
 	}
@@ -61,4 +51,23 @@ func TestPgbenchScriptIsTheRelaysTransaction(t *testing.T) {
 	if sent != 1 || rows != 5 || contacts != 2 || sender != 0 {
 		t.Fatalf("sent %d, queue rows %d, contacts %d, rows for the sending device %d; want 1, 5, 2, 0", sent, rows, contacts, sender)
 	}
+}
+
+// pgbenchDB returns the newest pgbench beside the PostgreSQL server
+// binaries, a fresh database's URL and a pool on it, closed at the end of
+// the test.
+func pgbenchDB(t *testing.T) (pgbench, db string, pool *pgxpool.Pool) {
+	t.Helper()
+	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pgbench")
+	sort.Strings(bins)
+	if len(bins) == 0 {
+		t.Fatal("pgbench is missing: it comes with the PostgreSQL server package that make test installs")
+	}
+	db = testdb.New(t)
+	pool, err := pgxpool.New(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return bins[len(bins)-1], db, pool
 }
