@@ -219,3 +219,47 @@ func TestStep6PushTables(t *testing.T) {
 		t.Fatalf("after deleting device a: subscriptions of %v (%v), want b", left, err)
 	}
 }
+
+// TestStep9LastTSFromTheQueue: 0009 gives each device the highest ts of
+// the envelopes still queued for it, whatever their seq order, so that the
+// next envelope goes after them (ADR 0085); a device with nothing queued,
+// or added later, starts at 0.
+func TestStep9LastTSFromTheQueue(t *testing.T) {
+	pool := emptyDB(t)
+	ctx := context.Background()
+	steps, _ := migrations.Steps()
+	for _, s := range steps[:8] {
+		if _, err := pool.Exec(ctx, s.SQL); err != nil {
+			t.Fatalf("%s: %v", s.Name, err)
+		}
+	}
+	if _, err := pool.Exec(ctx, `
+		INSERT INTO accounts (username, password_hash, public_key) VALUES ('alice', 'x', '\x04');
+		INSERT INTO devices (id, account_id, name, public_key, seq) VALUES ('a', 1, 'a', '\x04', 2), ('b', 1, 'b', '\x04', 5);
+		INSERT INTO queue (device_id, seq, envelope_id, from_username, from_device, to_username, ts, body)
+		VALUES ('a', 1, 'e1', 'bob', 'x', 'alice', 2000, '\x00'), ('a', 2, 'e2', 'bob', 'x', 'alice', 1000, '\x00')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, steps[8].SQL); err != nil {
+		t.Fatalf("%s: %v", steps[8].Name, err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO devices (id, account_id, name, public_key) VALUES ('c', 1, 'c', '\x04')`); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := pool.Query(ctx, `SELECT id, last_ts FROM devices ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (string, error) {
+		var id string
+		var ts int64
+		err := r.Scan(&id, &ts)
+		return fmt.Sprintf("%s=%d", id, ts), err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := strings.Join(got, " "); s != "a=2000 b=0 c=0" {
+		t.Fatalf("last_ts after 0009: %s, want a=2000 b=0 c=0", s)
+	}
+}

@@ -146,7 +146,9 @@ func (c *Committer) commit(ctx context.Context, group []*acceptReq) {
 // statements will lock, before any of them runs. Each AcceptSQL locks its
 // own devices in id order, but a group runs several, and two groups taking
 // the same devices in different statement order could deadlock; taking
-// them all first, in one order, prevents that.
+// them all first, in one order, prevents that. Each statement still takes
+// its envelope's ts from its devices' last ts, which the group's earlier
+// statements have raised, so within a group too ts order is seq order.
 const lockTargetsSQL = `SELECT 1 FROM devices WHERE account_id = ANY ($1::bigint[]) AND revoked_at IS NULL ORDER BY id FOR UPDATE`
 
 // commitGroup runs AcceptSQL for each envelope of group as one batch: the
@@ -174,15 +176,15 @@ func (c *Committer) commitGroup(ctx context.Context, group []*acceptReq) ([]acce
 	results := make([]acceptResult, len(group))
 	var err error
 	if _, err = br.Exec(); err == nil {
-		for i, r := range group {
-			var fresh int64
+		for i := range group {
+			var fresh, ts int64
 			var ids []string
 			var seqs []int64
-			if err = br.QueryRow().Scan(&fresh, &ids, &seqs); err != nil {
+			if err = br.QueryRow().Scan(&fresh, &ts, &ids, &seqs); err != nil {
 				break
 			}
 			if fresh == 1 {
-				results[i] = acceptResult{ts: r.e.TS, ds: deliveries(ids, seqs)}
+				results[i] = acceptResult{ts: ts, ds: deliveries(ids, seqs)}
 			} else {
 				results[i] = acceptResult{dup: true}
 			}
@@ -193,6 +195,13 @@ func (c *Committer) commitGroup(ctx context.Context, group []*acceptReq) ([]acce
 	}
 	if err != nil {
 		return nil, fmt.Errorf("accepting a group of %d: %w", len(group), err)
+	}
+	// Only now that the group has committed: after a failure each
+	// envelope is accepted again from the relay's clock at its request.
+	for i, r := range group {
+		if !results[i].dup {
+			r.e.TS = results[i].ts
+		}
 	}
 	return results, nil
 }

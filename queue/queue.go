@@ -37,8 +37,11 @@ type Envelope struct {
 	FromDevice   string
 	ToAccount    int64
 	ToUsername   string
-	TS           int64 // Unix milliseconds when the relay accepted it
-	Body         []byte
+	// TS is in Unix milliseconds. The caller sets the relay's clock at the
+	// request; Accept replaces it with the ts the envelope was given under
+	// its devices' locks, never earlier (ADR 0085).
+	TS   int64
+	Body []byte
 }
 
 // Delivery is one queue row a fan-out wrote.
@@ -274,46 +277,60 @@ func PurgeSent(ctx context.Context, pool *pgxpool.Pool, now time.Time) (int64, e
 // AcceptSQL accepts an envelope in one statement, and so in one round trip
 // and one implicit transaction (ADR 0017):
 //
-//   - remembered writes the idempotency record (ADR 0003). ON CONFLICT DO
-//     NOTHING waits for a concurrent insert of the same key to commit or
-//     roll back, so two racing resends cannot both enqueue; when the record
-//     already exists nothing else is written.
 //   - targets locks the device rows FOR UPDATE in id order: every fan-out
 //     locks in the same order, so two that share devices cannot deadlock,
 //     and a device revoked meanwhile is re-checked after the lock wait and
-//     dropped.
-//   - bumped advances each device's seq under that lock, which is held
-//     until commit, so the next envelope for the device cannot take seq+1
-//     before this one is visible: seq order is commit order (ADR 0002).
+//     dropped. A resend, whose idempotency record is already committed,
+//     locks nothing.
+//   - stamp takes the envelope's ts under those locks (ADR 0085): the
+//     relay's clock at the request, raised above the last ts of every
+//     target device, so that on each of them ts order is seq order, and
+//     above the sending device's, so that an answer is never ordered
+//     before what its device had received. The sending device is only
+//     read: everything it had received was committed before this
+//     statement began.
+//   - remembered writes the idempotency record (ADR 0003) with that ts.
+//     ON CONFLICT DO NOTHING waits for a concurrent insert of the same key
+//     to commit or roll back, so two racing resends cannot both enqueue;
+//     when the record already exists nothing else is written.
+//   - bumped advances each device's seq and last ts under the lock, which
+//     is held until commit, so the next envelope for the device cannot
+//     take seq+1 before this one is visible: seq order is commit order
+//     (ADR 0002), and so is ts order.
 //   - queued writes one queue row per device with its new seq.
 //   - contacted makes sender and recipient contacts both ways. The
 //     contacts table belongs to package devices; it is written here so that
 //     accepting stays one statement.
 //
-// It answers with whether the record was new and the deliveries. Exported
-// so that the benchmark's pgbench reference runs exactly the relay's SQL.
+// It answers with whether the record was new, the ts it was given and the
+// deliveries. Exported so that the benchmark's pgbench reference runs
+// exactly the relay's SQL.
 //
 // Parameters: $1 sender account, $2 envelope id, $3 recipient username,
-// $4 body SHA-256, $5 ts, $6 record expiry, $7 target accounts, $8 sending
-// device, $9 sender username, $10 body, $11 recipient account, $12 now.
+// $4 body SHA-256, $5 the relay's clock at the request (Unix ms), $6 record
+// expiry, $7 target accounts, $8 sending device, $9 sender username,
+// $10 body, $11 recipient account, $12 now.
 const AcceptSQL = `
-WITH remembered AS (
-    INSERT INTO sent (account_id, envelope_id, to_username, body_sha256, ts, expires_at)
-    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING
-    RETURNING 1
-), targets AS (
-    SELECT id FROM devices
+WITH targets AS (
+    SELECT id, last_ts FROM devices
     WHERE account_id = ANY ($7::bigint[]) AND revoked_at IS NULL AND id <> $8
-      AND EXISTS (SELECT 1 FROM remembered)
+      AND NOT EXISTS (SELECT 1 FROM sent WHERE account_id = $1 AND envelope_id = $2)
     ORDER BY id
     FOR UPDATE
+), stamp AS (
+    SELECT greatest($5::bigint, (SELECT max(last_ts) + 1 FROM targets),
+        (SELECT last_ts + 1 FROM devices WHERE id = $8)) AS ts
+), remembered AS (
+    INSERT INTO sent (account_id, envelope_id, to_username, body_sha256, ts, expires_at)
+    VALUES ($1, $2, $3, $4, (SELECT ts FROM stamp), $6) ON CONFLICT DO NOTHING
+    RETURNING ts
 ), bumped AS (
-    UPDATE devices d SET seq = d.seq + 1
-    FROM targets t WHERE d.id = t.id
-    RETURNING d.id, d.seq
+    UPDATE devices d SET seq = d.seq + 1, last_ts = r.ts
+    FROM targets t, remembered r WHERE d.id = t.id
+    RETURNING d.id, d.seq, d.last_ts AS ts
 ), queued AS (
     INSERT INTO queue (device_id, seq, envelope_id, from_username, from_device, to_username, ts, body)
-    SELECT id, seq, $2, $9, $8, $3, $5, $10 FROM bumped
+    SELECT id, seq, $2, $9, $8, $3, ts, $10 FROM bumped
     RETURNING device_id, seq
 ), contacted AS (
     INSERT INTO contacts (account_id, contact_id, since)
@@ -321,7 +338,8 @@ WITH remembered AS (
     WHERE a <> b AND EXISTS (SELECT 1 FROM remembered)
     ON CONFLICT DO NOTHING
 )
-SELECT (SELECT count(*) FROM remembered), coalesce(array_agg(device_id), '{}'), coalesce(array_agg(seq), '{}') FROM queued`
+SELECT (SELECT count(*) FROM remembered), coalesce((SELECT ts FROM remembered), 0),
+    coalesce(array_agg(device_id), '{}'), coalesce(array_agg(seq), '{}') FROM queued`
 
 // Querier is a pool or a transaction.
 type Querier interface {
@@ -329,14 +347,15 @@ type Querier interface {
 }
 
 // Accept stores an accepted envelope with AcceptSQL and makes the sender and
-// recipient contacts. For a resend of the same envelope it returns dup=true
-// and the original ts; the same id with another recipient or body is
+// recipient contacts. It returns the ts the envelope was given and sets
+// e.TS to it. For a resend of the same envelope it returns dup=true and the
+// original ts; the same id with another recipient or body is
 // ErrIDConflict.
 func Accept(ctx context.Context, db Querier, e *Envelope, expires, now time.Time) (ts int64, dup bool, ds []Delivery, err error) {
 	var fresh int64
 	var ids []string
 	var seqs []int64
-	err = db.QueryRow(ctx, AcceptSQL, acceptArgs(e, expires, now)...).Scan(&fresh, &ids, &seqs)
+	err = db.QueryRow(ctx, AcceptSQL, acceptArgs(e, expires, now)...).Scan(&fresh, &ts, &ids, &seqs)
 	if err != nil {
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "23503" { // foreign_key_violation
@@ -345,7 +364,8 @@ func Accept(ctx context.Context, db Querier, e *Envelope, expires, now time.Time
 		return 0, false, nil, fmt.Errorf("accepting: %w", err)
 	}
 	if fresh == 1 {
-		return e.TS, false, deliveries(ids, seqs), nil
+		e.TS = ts
+		return ts, false, deliveries(ids, seqs), nil
 	}
 	ts, err = resent(ctx, db, e)
 	return ts, err == nil, nil, err
@@ -371,8 +391,8 @@ func deliveries(ids []string, seqs []int64) []Delivery {
 }
 
 // resent compares e with the idempotency record its id already has and
-// returns the original ts, or ErrIDConflict when the recipient or the body
-// differ.
+// returns the original ts, the one its first acceptance was given, setting
+// e.TS to it; or ErrIDConflict when the recipient or the body differ.
 func resent(ctx context.Context, db Querier, e *Envelope) (int64, error) {
 	sum := sha256.Sum256(e.Body)
 	var to string
@@ -386,6 +406,7 @@ func resent(ctx context.Context, db Querier, e *Envelope) (int64, error) {
 	if to != e.ToUsername || string(prior) != string(sum[:]) {
 		return 0, ErrIDConflict
 	}
+	e.TS = ts
 	return ts, nil
 }
 

@@ -31,9 +31,9 @@ import (
 // on AcceptSQL with the locked counter replaced by a naive number, and must
 // lose A's rows: that proves the schedule measures what it claims.
 func TestSeqUnderConcurrentWriters(t *testing.T) {
-	fromSequence := variantAccept("bumped AS (SELECT id, nextval('naive_seq') AS seq FROM targets)", nil)
+	fromSequence := variantAccept("bumped AS (SELECT t.id, nextval('naive_seq') AS seq, r.ts FROM targets t, remembered r)", nil)
 	outsideTx := variantAccept(
-		"bumped AS (SELECT n.id, n.seq FROM targets t JOIN unnest($13::text[], $14::bigint[]) AS n (id, seq) ON n.id = t.id)",
+		"bumped AS (SELECT n.id, n.seq, r.ts FROM targets t JOIN unnest($13::text[], $14::bigint[]) AS n (id, seq) ON n.id = t.id, remembered r)",
 		numbersOutsideTx)
 	cases := []struct {
 		name  string
@@ -277,9 +277,9 @@ func variantAccept(bumped string, extra func(ctx context.Context, pool *pgxpool.
 	for _, r := range [][2]string{
 		{"ORDER BY id\n    FOR UPDATE\n", "ORDER BY id\n"},
 		{`bumped AS (
-    UPDATE devices d SET seq = d.seq + 1
-    FROM targets t WHERE d.id = t.id
-    RETURNING d.id, d.seq
+    UPDATE devices d SET seq = d.seq + 1, last_ts = r.ts
+    FROM targets t, remembered r WHERE d.id = t.id
+    RETURNING d.id, d.seq, d.last_ts AS ts
 )`, bumped},
 	} {
 		if strings.Count(sql, r[0]) != 1 && stale == nil {
@@ -299,10 +299,10 @@ func variantAccept(bumped string, extra func(ctx context.Context, pool *pgxpool.
 			}
 			args = append(args, more...)
 		}
-		var fresh int64
+		var fresh, ts int64
 		var ids []string
 		var seqs []int64
-		if err := tx.QueryRow(ctx, sql, args...).Scan(&fresh, &ids, &seqs); err != nil {
+		if err := tx.QueryRow(ctx, sql, args...).Scan(&fresh, &ts, &ids, &seqs); err != nil {
 			return err
 		}
 		if fresh != 1 || len(ids) != 2 {
