@@ -190,7 +190,7 @@ func DefaultConfig() Config {
 		// from 1 s span about 7 s.
 		PushBackoff: time.Second,
 		// A device offline for a day that retries with its old id is
-		// still recognised, with a day of margin; about 240 bytes of
+		// still recognised, with a day of margin; about 231 bytes of
 		// database per accepted envelope (ADR 0084, docs/performance.md).
 		DedupWindow: 48 * time.Hour,
 	}
