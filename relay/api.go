@@ -336,7 +336,8 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 		ID: env.ID.String(), FromAccount: acc.ID, FromUsername: acc.Username, FromDevice: dev,
 		ToAccount: to.ID, ToUsername: to.Username, TS: now.UnixMilli(), Body: env.Body,
 	}
-	// 9. idempotency, for a resend racing its first attempt
+	// 9. idempotency: a resend that passed the checks above, or that
+	// races its first attempt, is recognised by the accept (ADR 0003)
 	expires := recordExpiry(env.ID, now, s.cfg.Skew, s.cfg.DedupWindow)
 	ts, dup, deliveries, err := s.committer.Accept(ctx, qe, expires, now)
 	if errors.Is(err, queue.ErrAccountGone) {
