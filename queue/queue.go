@@ -394,20 +394,38 @@ func deliveries(ids []string, seqs []int64) []Delivery {
 // returns the original ts, the one its first acceptance was given, setting
 // e.TS to it; or ErrIDConflict when the recipient or the body differ.
 func resent(ctx context.Context, db Querier, e *Envelope) (int64, error) {
+	ts, found, err := Remembered(ctx, db, e)
+	if err == nil && !found {
+		err = errors.New("reading the earlier envelope: its record is gone")
+	}
+	if err == nil {
+		e.TS = ts
+	}
+	return ts, err
+}
+
+// Remembered looks up the idempotency record of e's id, by e's sender
+// account. found is false when the relay has none (never accepted, or
+// expired); otherwise ts is the original ts, or err is ErrIDConflict when
+// the recipient or the body differ. The relay asks before it refuses an
+// envelope, so that a resend it knows is answered whatever the id's age
+// (ADR 0084).
+func Remembered(ctx context.Context, db Querier, e *Envelope) (ts int64, found bool, err error) {
 	sum := sha256.Sum256(e.Body)
 	var to string
 	var prior []byte
-	var ts int64
-	err := db.QueryRow(ctx, `SELECT to_username, body_sha256, ts FROM sent WHERE account_id = $1 AND envelope_id = $2`,
+	err = db.QueryRow(ctx, `SELECT to_username, body_sha256, ts FROM sent WHERE account_id = $1 AND envelope_id = $2`,
 		e.FromAccount, e.ID).Scan(&to, &prior, &ts)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, false, nil
+	}
 	if err != nil {
-		return 0, fmt.Errorf("reading the earlier envelope: %w", err)
+		return 0, false, fmt.Errorf("reading the earlier envelope: %w", err)
 	}
 	if to != e.ToUsername || string(prior) != string(sum[:]) {
-		return 0, ErrIDConflict
+		return 0, true, ErrIDConflict
 	}
-	e.TS = ts
-	return ts, nil
+	return ts, true, nil
 }
 
 // ErrAccountGone is an envelope whose sender or recipient account was

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/julienschmidt/httprouter"
+	"github.com/oklog/ulid/v2"
 
 	"relay/devices"
 	"relay/envelope"
@@ -287,12 +288,16 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 	if err != nil {
 		return err
 	}
-	// 4. clock skew
+	// 4. a known id is answered from its record (ADR 0084). The record is
+	// read only when a check below would refuse the request: an id that
+	// passes them all is recognised by the accept itself, so the common
+	// path keeps its one round trip.
+	// 5. clock skew, for an id the relay does not know
 	now := s.now()
 	if err := envelope.CheckSkew(env.ID, now, s.cfg.Skew); err != nil {
-		return err
+		return s.unlessKnown(w, r, acc, &env, err)
 	}
-	// 5. rate limit: the token is given back below unless the envelope is
+	// 6. rate limit: the token is given back below unless the envelope is
 	// stored. Envelopes to the sender's own account have a bucket of their
 	// own, so that reading (read records, ADR 0015) never holds up a reply
 	// (ADR 0035). acc comes from the session, and usernames have one
@@ -307,7 +312,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 	}
 	res, retry := limits.reserve(acc.ID, now)
 	if res == nil {
-		return rateLimited(retry)
+		return s.unlessKnown(w, r, acc, &env, rateLimited(retry))
 	}
 	stored := false
 	defer func() {
@@ -315,14 +320,14 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 			res.CancelAt(now)
 		}
 	}()
-	// 6. Origin
+	// 7. Origin
 	if err := s.checkOrigin(r); err != nil {
 		return err
 	}
-	// 7. recipient
+	// 8. recipient
 	to, err := s.accounts.Lookup(ctx, env.To)
 	if errors.Is(err, devices.ErrUnknownAccount) {
-		return errUnknownRecipient
+		return s.unlessKnown(w, r, acc, &env, errUnknownRecipient)
 	} else if err != nil {
 		return err // a deleted recipient is account_deleted
 	}
@@ -331,10 +336,9 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 		ID: env.ID.String(), FromAccount: acc.ID, FromUsername: acc.Username, FromDevice: dev,
 		ToAccount: to.ID, ToUsername: to.Username, TS: now.UnixMilli(), Body: env.Body,
 	}
-	// A resend can pass the skew check until the id's time plus the window,
-	// so the record must outlive that (ADR 0003); a minute more covers
-	// requests in flight at the edge.
-	expires := time.UnixMilli(int64(env.ID.Time())).Add(s.cfg.Skew + time.Minute)
+	// 9. idempotency: a resend that passed the checks above, or that
+	// races its first attempt, is recognised by the accept (ADR 0003)
+	expires := recordExpiry(env.ID, now, s.cfg.Skew, s.cfg.DedupWindow)
 	ts, dup, deliveries, err := s.committer.Accept(ctx, qe, expires, now)
 	if errors.Is(err, queue.ErrAccountGone) {
 		// The sender or the recipient was deleted after the checks above;
@@ -361,6 +365,46 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 		}
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"id": qe.ID, "ts": ts})
+	return nil
+}
+
+// recordExpiry is when the idempotency record of an envelope with id,
+// accepted at now, may go: not before a resend of the id could pass the
+// skew check (its time plus the window, ADR 0003; a minute more covers
+// requests in flight at the edge), and not before the dedup window after
+// the accept, so that a client that lost the 202 and retries with the
+// same id a day later is still recognised (ADR 0084).
+func recordExpiry(id ulid.ULID, now time.Time, skew, window time.Duration) time.Time {
+	exp := ulid.Time(id.Time()).Add(skew + time.Minute)
+	if w := now.Add(window); w.After(exp) {
+		exp = w
+	}
+	return exp
+}
+
+// unlessKnown answers a send that a check would refuse with refusal,
+// unless the account already sent an envelope with its id: that one is
+// answered from its record, after the Origin check, whatever the id's age
+// or the rate limit, and takes no token (docs/protocol.md, check 4; ADR
+// 0084). A failed lookup is the answer, never the refusal: a client told
+// clock_skew would renew the id and could send the message twice.
+func (s *Server) unlessKnown(w http.ResponseWriter, r *http.Request, acc devices.Account, env *envelope.Envelope, refusal error) error {
+	key := &queue.Envelope{ID: env.ID.String(), FromAccount: acc.ID, ToUsername: env.To, Body: env.Body}
+	ts, found, err := queue.Remembered(r.Context(), s.pool, key)
+	if !found {
+		if err != nil {
+			return err
+		}
+		return refusal
+	}
+	if err := s.checkOrigin(r); err != nil {
+		return err
+	}
+	if err != nil {
+		return err // id_conflict
+	}
+	s.metrics.duplicates.Inc()
+	writeJSON(w, http.StatusAccepted, map[string]any{"id": key.ID, "ts": ts})
 	return nil
 }
 

@@ -120,16 +120,16 @@ func TestCheckOrder(t *testing.T) {
 		body   any
 		code   string
 	}{
-		// Fails 1-7 (no session, no device, bad shape, no origin).
+		// Fails 1-8 (no session, no device, bad shape, no origin).
 		{"session first", relayclient.New(s.URL), nil, bad, "unauthenticated"},
-		// Fails 2-7.
+		// Fails 2-8.
 		{"device before shape", alice.Client, nil, bad, "device_required"},
 		{"foreign device before shape", alice.Client, map[string]string{"X-Device": ulid.Make().String()}, bad, "device_forbidden"},
-		// Fails 3-7.
+		// Fails 3-8.
 		{"shape before skew", alice.Client, map[string]string{"X-Device": dev}, map[string]string{"id": skewed, "to": "carol", "body": "!"}, "bad_envelope"},
-		// Fails 4-7: skewed, rate-limited, no origin, unknown recipient.
+		// Fails 5-8: skewed, rate-limited, no origin, unknown recipient.
 		{"skew before rate", alice.Client, map[string]string{"X-Device": dev}, map[string]string{"id": skewed, "to": "carol", "body": "eA=="}, "clock_skew"},
-		// Fails 5-7.
+		// Fails 6-8.
 		{"rate before origin", alice.Client, map[string]string{"X-Device": dev}, map[string]string{"id": s.newID(), "to": "carol", "body": "eA=="}, "rate_limited"},
 	}
 	for _, tc := range cases {
@@ -140,7 +140,7 @@ func TestCheckOrder(t *testing.T) {
 			}
 		})
 	}
-	// Fails 6-7 once a token is back.
+	// Fails 7-8 once a token is back.
 	s.Clock.Advance(2 * time.Minute)
 	a := raw(t, alice.Client, "POST", "/api/messages", map[string]string{"X-Device": dev}, map[string]string{"id": s.newID(), "to": "carol", "body": "eA=="})
 	if a.code() != "origin_required" {
@@ -363,18 +363,38 @@ func TestIdempotentSend(t *testing.T) {
 	}
 }
 
-// TestIdempotencyRecordsExpire: housekeeping, which Run starts, deletes
-// idempotency records past their time. The envelope is sent before Run
-// starts, which works too: it is committed on its own.
+// TestIdempotencyRecordsExpire: a record is kept while a resend could pass
+// the skew check and for the dedup window after the accept, whichever
+// ends later (ADR 0084); housekeeping, which Run starts, deletes records
+// past their time. The envelopes are sent before Run starts, which works
+// too: each is committed on its own.
 func TestIdempotencyRecordsExpire(t *testing.T) {
-	s := newTestServerWithoutRun(t)
+	s := newTestServerWithoutRun(t, withDedupWindow(10*time.Minute))
 	alice := s.register(t, "alice", 1)
 	s.register(t, "bob", 0)
-	s.send(t, alice.device(0), "bob", "x")
-	if n := s.count(t, "SELECT count(*) FROM sent WHERE expires_at > $1", s.Clock.Now().Add(5*time.Minute)); n != 1 {
-		t.Fatal("the idempotency record does not outlive the clock-skew window")
+	ctx := context.Background()
+	now := s.Clock.Now()
+	ahead := s.idAt(299 * time.Second)
+	for _, c := range []struct {
+		id      string
+		expires time.Time
+	}{
+		{s.newID(), now.Add(10 * time.Minute)}, // the dedup window's end
+		// The skew window's end, plus a minute.
+		{ahead, ulid.MustParse(ahead).Timestamp().Add(6 * time.Minute)},
+	} {
+		if _, err := alice.device(0).Send(ctx, c.id, "bob", []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		var got time.Time
+		if err := s.Pool.QueryRow(ctx, `SELECT expires_at FROM sent WHERE envelope_id = $1`, c.id).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if d := got.Sub(c.expires).Abs(); d > time.Millisecond {
+			t.Fatalf("the record of id %s expires at %v, want %v", c.id, got, c.expires)
+		}
 	}
-	s.Clock.Advance(6*time.Minute + time.Second)
+	s.Clock.Advance(11 * time.Minute)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Relay.Run(ctx) }()

@@ -188,8 +188,9 @@ func TestRateLimitIsAWait(t *testing.T) {
 	t.Logf("%d answers 429 on the way", refused.Load())
 }
 
-// postWatchJS records each POST /api/messages the page makes: the id, and
-// the error its stored record has at that moment.
+// postWatchJS records each POST /api/messages the page makes: the id, the
+// error its stored record has at that moment, and the answer's status (0
+// while none came).
 const postWatchJS = `(() => {
   const f = window.fetch;
   window.__posts = [];
@@ -198,7 +199,11 @@ const postWatchJS = `(() => {
       const id = JSON.parse(init.body).id;
       const store = await import('/store.js');
       const rec = await store.getMessage(id);
-      window.__posts.push({ id, hasRecord: !!rec, error: (rec && rec.error && rec.error.code) || '' });
+      const seen = { id, hasRecord: !!rec, error: (rec && rec.error && rec.error.code) || '', status: 0 };
+      window.__posts.push(seen);
+      const res = await f.apply(this, arguments);
+      seen.status = res.status;
+      return res;
     }
     return f.apply(this, arguments);
   };
@@ -208,16 +213,20 @@ type postSeen struct {
 	ID        string `json:"id"`
 	HasRecord bool   `json:"hasRecord"`
 	Error     string `json:"error"`
+	Status    int    `json:"status"`
 }
 
-// TestIDAheadOfTheClockIsRenewed: a message waits for the network; then
-// the device clock is set 6 minutes back (and the relay's with it, so that
-// the two agree again). The waiting id is now 6 minutes ahead of the
-// clock: the first retry sends it under a fresh id, whose record carries
-// no error of the attempts before (ADR-036 both ways, docs/storage.md,
-// "Ids"). The control is the first request after the clock moved: it
-// carried the old id before, and the relay refused it as clock_skew.
-func TestIDAheadOfTheClockIsRenewed(t *testing.T) {
+// TestReusedIDRefusedAsSkewedIsSentOnceFresh: a message waits for the
+// network; then the device clock is set 6 minutes back (and the relay's
+// with it, so that the two agree again). The waiting id, sent once, is now
+// 6 minutes ahead of both clocks: the client keeps it, the relay knows no
+// envelope of it and refuses it as clock_skew, and the client sends once
+// more under a fresh id, whose record carries no error of the attempts
+// before (ADR 0011, ADR 0084, docs/storage.md, "Ids"). Bob gets it once.
+// The controls: the client before ADR 0084 renewed the id before the
+// first retry (the first request after the clock moved carried a new id),
+// and a client without the fresh retry shows the message failed.
+func TestReusedIDRefusedAsSkewedIsSentOnceFresh(t *testing.T) {
 	var relayOff atomic.Int64
 	r := startRelay(t, func(c *relay.Config) {
 		c.Now = func() time.Time { return time.Now().Add(time.Duration(relayOff.Load())) }
@@ -268,23 +277,113 @@ func TestIDAheadOfTheClockIsRenewed(t *testing.T) {
 	bob.waitMessage("after the clock moved")
 
 	posts := eval[[]postSeen](alice, `window.__posts`)
-	if len(posts) == 0 {
-		t.Fatal("the page made no request after the reload")
+	if len(posts) != 2 {
+		t.Fatalf("requests after the reload: %+v; want the kept id refused, then one fresh id accepted", posts)
 	}
-	if posts[0].ID == oldID {
-		t.Fatalf("the first retry sent the id 6 minutes ahead of the clock (requests %+v)", posts)
+	if posts[0].ID != oldID || posts[0].Status != 400 {
+		t.Fatalf("the first retry: %+v; want the id sent once (%s), refused as clock_skew", posts[0], oldID)
 	}
-	if !posts[0].HasRecord || posts[0].Error != "" {
-		t.Errorf("the renewed record, as it was sent: %+v; want it stored with no error", posts[0])
+	if posts[1].ID == oldID || posts[1].Status != 202 {
+		t.Fatalf("the second retry: %+v; want a fresh id, accepted", posts[1])
 	}
-	for _, p := range posts {
-		if p.ID == oldID {
-			t.Errorf("the old id was sent again after the clock moved: %+v", posts)
-		}
+	if !posts[1].HasRecord || posts[1].Error != "" {
+		t.Errorf("the renewed record, as it was sent: %+v; want it stored with no error", posts[1])
 	}
 	if n := eval[int](alice, `import('/store.js').then(async s => (await s.getMessages('bob')).length)`); n != 1 {
 		t.Errorf("alice stores %d messages for bob, want 1 (the old record replaced)", n)
 	}
+	if n := r.count(`SELECT count(*) FROM sent s JOIN accounts a ON a.id = s.account_id WHERE a.username = 'alice'`); n != 1 {
+		t.Errorf("the relay accepted %d envelopes from alice, want 1", n)
+	}
+	if got := bob.messages(); len(got) != 1 {
+		t.Errorf("bob shows %q, want the message once", got)
+	}
+}
+
+// TestLostAnswerRetriedADayLaterIsRecognised: alice's message is
+// committed and its 202 lost; her device then stays offline for a day
+// (both clocks move 25 hours on). Her client retries with the id it sent
+// once, which is a day old to the relay: the relay still remembers the
+// envelope (ADR 0084, --dedup-window) and answers 202 with the original
+// ts. One envelope, one message at bob's. The controls: the client before
+// ADR 0084 renewed the day-old id before retrying, and the relay before
+// it refused the old id as clock_skew, after which the client renewed it;
+// either way the relay accepted the message twice.
+func TestLostAnswerRetriedADayLaterIsRecognised(t *testing.T) {
+	var relayOff atomic.Int64
+	r := startRelay(t, func(c *relay.Config) {
+		c.Now = func() time.Time { return time.Now().Add(time.Duration(relayOff.Load())) }
+	})
+	p := browser.New(t)
+	alice := r.openTab(t, p.Ctx)
+	_, bob := r.newProfile(t)
+	alice.register("alice")
+	bob.register("bob")
+	alice.openChat("bob")
+
+	// The first POST reaches the relay and its answer is lost; the next
+	// ones fail on the way out until let is set: the device is offline.
+	var let atomic.Bool
+	var sent, answered atomic.Int32
+	ctx, cancel := context.WithCancel(alice.ctx)
+	defer cancel()
+	go func() {
+		for ev, err := range chromedp.Events(ctx, fetch.RequestPaused) {
+			if err != nil {
+				return
+			}
+			answer := ev.ResponseStatusCode != 0 || ev.ResponseErrorReason != ""
+			drop := ev.Request.Method == "POST" && !let.Load() && (answer && answered.Add(1) == 1 || !answer && sent.Add(1) > 1)
+			if drop {
+				_, _ = chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonConnectionReset})
+				continue
+			}
+			_, _ = chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+		}
+	}()
+	if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{
+		{URLPattern: "*/api/messages", RequestStage: fetch.RequestStageRequest},
+		{URLPattern: "*/api/messages", RequestStage: fetch.RequestStageResponse},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	const fromAlice = `SELECT count(*) FROM sent s JOIN accounts a ON a.id = s.account_id WHERE a.username = 'alice'`
+	alice.send("sent before the flight")
+	alice.waitFor("the message waiting for the network", `import('/store.js').then(async s => (await s.pendingMessages()).some(m => m.tries > 0 && m.error && m.error.code === 'network'))`)
+	if n := r.count(fromAlice); n != 1 {
+		t.Fatalf("the relay holds %d envelopes from alice, want the first attempt committed", n)
+	}
+	oldID := eval[string](alice, `import('/store.js').then(async s => (await s.pendingMessages())[0].id)`)
+	var origTS int64
+	if err := r.Pool.QueryRow(context.Background(), `SELECT ts FROM sent WHERE envelope_id = $1`, oldID).Scan(&origTS); err != nil {
+		t.Fatal(err)
+	}
+
+	skewClock(t, p.Ctx, 25*time.Hour)
+	if _, err := chromedp.Call(p.Ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: postWatchJS}); err != nil {
+		t.Fatal(err)
+	}
+	relayOff.Store(int64(25 * time.Hour))
+	alice.do(chromedp.Reload())
+	alice.waitFor("the chat after the reload", `document.getElementById('composer')`)
+	if off := pageClockOff(alice); off != 25*time.Hour {
+		t.Fatalf("alice's clock is %v off, want 25h", off)
+	}
+	let.Store(true)
+	alice.waitFor("the message sent", `document.querySelector('#messages .msg.out[data-status="sent"]')`)
+
+	if n := r.count(fromAlice); n != 1 {
+		t.Fatalf("the relay accepted %d envelopes from alice, want 1: the retry was not recognised", n)
+	}
+	posts := eval[[]postSeen](alice, `window.__posts`)
+	if len(posts) == 0 || posts[0].ID != oldID || posts[0].Status != 202 {
+		t.Fatalf("requests after the reload: %+v; want the id sent once (%s), answered 202", posts, oldID)
+	}
+	if ts := eval[int64](alice, `import('/store.js').then(async s => (await s.getMessage('`+oldID+`')).ts)`); ts != origTS {
+		t.Errorf("alice's message shows ts %d, want the relay's original %d", ts, origTS)
+	}
+	bob.openChat("alice")
+	bob.waitMessage("sent before the flight")
 	if got := bob.messages(); len(got) != 1 {
 		t.Errorf("bob shows %q, want the message once", got)
 	}

@@ -102,6 +102,7 @@ type options struct {
 	headerTimeout, bodyTimeout, streamWriteTimeout time.Duration
 	purgeInterval, revokedKeep                     time.Duration
 	nameHold                                       time.Duration // --deleted-name-hold
+	dedupWindow                                    time.Duration
 	commitWorkers, maxGroup                        int
 }
 
@@ -222,6 +223,7 @@ func parseFlags(cmd string, args []string, stdout io.Writer) (*options, error) {
 	bind(fs, fs.Int64Var, &o.queueBytes, "queue-max-bytes", "RELAY_QUEUE_MAX_BYTES", d.QueueMaxBytes, "ciphertext a device's queue may hold; the oldest beyond it are deleted, and the device told")
 	bind(fs, fs.DurationVar, &o.purgeInterval, "purge-interval", "RELAY_PURGE_INTERVAL", d.PurgeInterval, "how often the queue limits are applied and old revoked devices deleted")
 	bind(fs, fs.DurationVar, &o.revokedKeep, "revoked-keep", "RELAY_REVOKED_KEEP", d.RevokedKeep, "how long a revoked device's row is kept")
+	bind(fs, fs.DurationVar, &o.dedupWindow, "dedup-window", "RELAY_DEDUP_WINDOW", d.DedupWindow, "a resend of an accepted envelope with the same id is recognised for at least this long after its accept, whatever the id's age")
 	bindNameHold(fs, &o.nameHold)
 	bind(fs, fs.StringVar, &o.trusted, "trusted-proxy", "RELAY_TRUSTED_PROXIES", "", "comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client address")
 	bind(fs, fs.DurationVar, &o.pingInterval, "ping-interval", "RELAY_PING_INTERVAL", d.PingInterval, "interval of event: ping on streams")
@@ -265,6 +267,9 @@ func parseFlags(cmd string, args []string, stdout io.Writer) (*options, error) {
 		// Each purge scans every queue.
 		{"--purge-interval", o.purgeInterval, time.Minute},
 		{"--revoked-keep", o.revokedKeep, time.Hour},
+		// Any value up to the clock-skew window plus a minute keeps records
+		// just as long as a resend can pass the skew check (ADR 0003).
+		{"--dedup-window", o.dedupWindow, time.Minute},
 		{"--deleted-name-hold", o.nameHold, minNameHold},
 		// Below a second, a chat would buzz a phone for every message.
 		{"--push-interval", o.pushInterval, time.Second},
@@ -419,7 +424,7 @@ func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger
 		RatePerMinute: o.rate, SelfRatePerMinute: o.selfRate, ReceiptRatePerMinute: o.receiptRate, PingInterval: o.pingInterval, MaxBody: o.maxBody,
 		DisableNotify: !o.notify, CatchUp: o.catchUp,
 		MaxDevices: o.maxDevices, QueueMaxAge: o.queueAge, QueueMaxBytes: o.queueBytes,
-		PurgeInterval: o.purgeInterval, RevokedKeep: o.revokedKeep, DeletedNameHold: o.nameHold,
+		PurgeInterval: o.purgeInterval, RevokedKeep: o.revokedKeep, DeletedNameHold: o.nameHold, DedupWindow: o.dedupWindow,
 		AuthPerMinute: o.authRate, AuthPerUserPerMinute: o.authUserRate, TrustedProxies: trusted,
 		HeaderTimeout: o.headerTimeout, BodyTimeout: o.bodyTimeout, StreamWriteTimeout: o.streamWriteTimeout,
 		CommitWorkers: o.commitWorkers, MaxGroup: o.maxGroup,

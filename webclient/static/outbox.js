@@ -10,9 +10,10 @@ import * as account from './account.js';
 import { isOwner, notify, onRemote, post } from './election.js';
 import { ulid, ulidTime } from './ulid.js';
 
-// REUSE_WINDOW: a retry keeps its id while the id's time is within this of
-// the device clock, behind or ahead: one minute under the relay's ±5 minute
-// window.
+// REUSE_WINDOW: an id never sent is renewed before its first attempt when
+// its time is further than this from the device clock, behind or ahead:
+// one minute under the relay's ±5 minute window. An id sent once is kept
+// whatever its age (ADR 0084).
 const REUSE_WINDOW = 4 * 60 * 1000;
 
 // FIRST_BACKOFF and MAX_BACKOFF bound the wait before sending again to a
@@ -193,16 +194,19 @@ function recordOf(m) {
   return m.replyTo ? { type: 'text', text: m.text, replyTo: m.replyTo } : { type: 'text', text: m.text };
 }
 
-// attempt sends one pending message, with the id rules of ADR 0010. It
-// returns true when the message was accepted or failed for good, false
-// when it waits: for the network, or for the rate limit.
+// attempt sends one pending message, with the id rules of ADR 0010 and
+// ADR 0084. It returns true when the message was accepted or failed for
+// good, false when it waits: for the network, or for the rate limit.
 async function attempt(m, freshOnly = false) {
   // The first attempt places the message at its time, kept through
   // retries and renewals until the 202 brings the relay's (ADR 0010).
   if (!Number.isFinite(m.sort)) m = { ...m, sort: Date.now() };
-  if (Math.abs(Date.now() - ulidTime(m.id)) > REUSE_WINDOW) {
-    // Too far from this clock for the relay's window, behind or ahead: a
-    // fresh id, same place, and no error of an attempt it never had.
+  if (!(m.tries > 0) && Math.abs(Date.now() - ulidTime(m.id)) > REUSE_WINDOW) {
+    // Never sent, and too far from this clock for the relay's window: no
+    // copy of it can be at the relay, so a fresh id loses nothing, where
+    // the old one would be refused as if this clock were wrong. Same
+    // place, and no error of an attempt it never had. An id sent once is
+    // kept: its lost 202 is answered again while the relay remembers it.
     const oldId = m.id;
     m = { ...m, id: ulid(), tries: 0, error: null };
     await store.renewOutgoing(m, oldId);
@@ -233,7 +237,9 @@ async function attempt(m, freshOnly = false) {
     }
     if (e.code === 'clock_skew') {
       if (reused && !freshOnly) {
-        // The id was kept too long for the relay's clock: once more, fresh.
+        // The relay knows no envelope of this id (it would have answered
+        // from its record, ADR 0084), and its time is too far from the
+        // relay's: nothing of it was accepted. Once more, fresh.
         const fresh = { ...m, id: ulid(), tries: 0, error: null };
         await store.renewOutgoing(fresh, m.id);
         changed(m.chat);
