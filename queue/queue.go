@@ -39,6 +39,10 @@ type Envelope struct {
 	ToUsername   string
 	TS           int64 // Unix milliseconds when the relay accepted it
 	Body         []byte
+	// Wake: the envelope should wake the recipient's devices by Web Push
+	// (a message from another account, not a receipt). AcceptSQL records
+	// it on their push subscriptions (ADR 0087).
+	Wake bool
 }
 
 // Delivery is one queue row a fan-out wrote.
@@ -289,13 +293,19 @@ func PurgeSent(ctx context.Context, pool *pgxpool.Pool, now time.Time) (int64, e
 //   - contacted makes sender and recipient contacts both ways. The
 //     contacts table belongs to package devices; it is written here so that
 //     accepting stays one statement.
+//   - woken records, on the push subscriptions of the recipient's devices,
+//     the seq of an envelope that should wake them ($13), so that the
+//     decision to push is made from what committed, and a crash after the
+//     commit loses no wake-up (ADR 0087). The table belongs to package
+//     push; only the row of a subscribed device is written.
 //
 // It answers with whether the record was new and the deliveries. Exported
 // so that the benchmark's pgbench reference runs exactly the relay's SQL.
 //
 // Parameters: $1 sender account, $2 envelope id, $3 recipient username,
 // $4 body SHA-256, $5 ts, $6 record expiry, $7 target accounts, $8 sending
-// device, $9 sender username, $10 body, $11 recipient account, $12 now.
+// device, $9 sender username, $10 body, $11 recipient account, $12 now,
+// $13 whether the envelope wakes the recipient's devices.
 const AcceptSQL = `
 WITH remembered AS (
     INSERT INTO sent (account_id, envelope_id, to_username, body_sha256, ts, expires_at)
@@ -320,6 +330,10 @@ WITH remembered AS (
     SELECT a, b, $12 FROM (VALUES ($1::bigint, $11::bigint), ($11::bigint, $1::bigint)) AS v (a, b)
     WHERE a <> b AND EXISTS (SELECT 1 FROM remembered)
     ON CONFLICT DO NOTHING
+), woken AS (
+    UPDATE push_subscriptions s SET wake_seq = b.seq
+    FROM bumped b JOIN devices d ON d.id = b.id
+    WHERE $13 AND s.device_id = b.id AND d.account_id = $11
 )
 SELECT (SELECT count(*) FROM remembered), coalesce(array_agg(device_id), '{}'), coalesce(array_agg(seq), '{}') FROM queued`
 
@@ -359,7 +373,7 @@ func acceptArgs(e *Envelope, expires, now time.Time) []any {
 		accounts = append(accounts, e.FromAccount)
 	}
 	return []any{e.FromAccount, e.ID, e.ToUsername, sum[:], e.TS, expires,
-		accounts, e.FromDevice, e.FromUsername, e.Body, e.ToAccount, now}
+		accounts, e.FromDevice, e.FromUsername, e.Body, e.ToAccount, now, e.Wake}
 }
 
 func deliveries(ids []string, seqs []int64) []Delivery {

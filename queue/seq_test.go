@@ -33,7 +33,7 @@ import (
 func TestSeqUnderConcurrentWriters(t *testing.T) {
 	fromSequence := variantAccept("bumped AS (SELECT id, nextval('naive_seq') AS seq FROM targets)", nil)
 	outsideTx := variantAccept(
-		"bumped AS (SELECT n.id, n.seq FROM targets t JOIN unnest($13::text[], $14::bigint[]) AS n (id, seq) ON n.id = t.id)",
+		"bumped AS (SELECT n.id, n.seq FROM targets t JOIN unnest($14::text[], $15::bigint[]) AS n (id, seq) ON n.id = t.id)",
 		numbersOutsideTx)
 	cases := []struct {
 		name  string

@@ -322,6 +322,9 @@ func New(cfg Config) (*Server, error) {
 	s.pusher = push.New(push.Config{
 		Pool: cfg.Pool, Logger: cfg.Logger, Now: cfg.Now,
 		Contact: cfg.PushContact, Interval: cfg.PushInterval, AllowPrivate: cfg.PushAllowPrivate, RootCAs: cfg.PushRootCAs,
+		// A wake-up the fast path lost waits as long as a delivery whose
+		// notification was lost (ADR 0087).
+		Sweep: cfg.CatchUp,
 		Instance: s.hub.Instance(), PresenceTTL: s.hub.PresenceTTL(),
 		Workers: cfg.PushWorkers, Queue: cfg.PushQueue, Backoff: cfg.PushBackoff,
 	})
@@ -339,7 +342,7 @@ func New(cfg Config) (*Server, error) {
 		// must not hold up housekeeping or the hub's catch-up check.
 		every(cfg.PurgeInterval, s.PurgeQueues),
 		s.refreshGauges, // relay_queue_depth, so that a scrape runs no query
-		s.pusher.Run,    // Web Push to devices without a stream (ADR 0055)
+		s.pusher.Run,    // Web Push to devices without a stream (ADR 0055, ADR 0087)
 	}
 	// A stream's last write (event: shutdown) may take StreamWriteTimeout;
 	// everything else ends within moments of its context, and 5 s more
