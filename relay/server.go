@@ -322,11 +322,11 @@ func New(cfg Config) (*Server, error) {
 	s.pusher = push.New(push.Config{
 		Pool: cfg.Pool, Logger: cfg.Logger, Now: cfg.Now,
 		Contact: cfg.PushContact, Interval: cfg.PushInterval, AllowPrivate: cfg.PushAllowPrivate, RootCAs: cfg.PushRootCAs,
+		Instance: s.hub.Instance(), PresenceTTL: s.hub.PresenceTTL(),
+		Workers: cfg.PushWorkers, Queue: cfg.PushQueue, Backoff: cfg.PushBackoff,
 		// A wake-up the fast path lost waits as long as a delivery whose
 		// notification was lost (ADR 0087).
 		Sweep: cfg.CatchUp,
-		Instance: s.hub.Instance(), PresenceTTL: s.hub.PresenceTTL(),
-		Workers: cfg.PushWorkers, Queue: cfg.PushQueue, Backoff: cfg.PushBackoff,
 	})
 	s.committer = queue.NewCommitter(cfg.Pool, cfg.CommitWorkers, cfg.MaxGroup)
 	s.metrics = newMetrics(s)
