@@ -90,7 +90,8 @@ type Config struct {
 	DisableSessionCache bool
 	// CatchUp is the interval of the check that makes up for lost
 	// notifications (ADR 0016). It bounds the extra delay of a delivery
-	// when a notification is lost.
+	// when a notification is lost, and of a push when its signal is lost
+	// (the push sweep, ADR 0087).
 	CatchUp time.Duration
 
 	// HeaderTimeout bounds the time to send a request's headers,
