@@ -112,7 +112,9 @@ type Pusher struct {
 	wake chan struct{} // capacity 1
 	jobs chan job
 
-	// Counters, for the metrics and tests.
+	// Counters, for the metrics and tests. A push is counted sent or
+	// failed after what it writes to the database, so that a test that
+	// sees the count sees the write.
 	sent      atomic.Int64 // pushes the push service accepted (2xx)
 	failed    atomic.Int64 // pushes given up: refused, gone, or retried out
 	dropped   atomic.Int64 // signals dropped (too many pending, or the claim failed); the sweep finds their devices
@@ -328,25 +330,25 @@ func (p *Pusher) push(ctx context.Context, j job) {
 		case ctx.Err() != nil:
 			return
 		case err == nil && status >= 200 && status < 300:
-			p.sent.Add(1)
 			p.answer(ctx, j)
+			p.sent.Add(1)
 			return
 		case err == nil && (status == http.StatusNotFound || status == http.StatusGone):
-			p.failed.Add(1)
 			// Only if the device has not subscribed again meanwhile.
 			if _, err := p.pool().Exec(ctx, `DELETE FROM push_subscriptions WHERE device_id = $1 AND endpoint = $2`, j.device, j.sub.Endpoint); err != nil && ctx.Err() == nil {
 				p.log.Warn("push: deleting an expired subscription failed", "err", err)
 			}
+			p.failed.Add(1)
 			p.log.Info("push: the push service says the subscription is gone; deleted", "status", status)
 			return
 		case errors.Is(err, ErrForbiddenAddress):
-			p.failed.Add(1)
 			p.answer(ctx, j) // until the subscription changes, trying again cannot help
+			p.failed.Add(1)
 			p.log.Warn("push: the endpoint resolves to an address that is not public; see --push-allow-private")
 			return
 		case err == nil && status != http.StatusTooManyRequests && status < 500:
-			p.failed.Add(1)
 			p.answer(ctx, j)
+			p.failed.Add(1)
 			p.log.Warn("push: refused by the push service", "status", status)
 			return
 		case attempt >= p.cfg.Retries:
