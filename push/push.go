@@ -8,11 +8,17 @@
 // service learns that a device got something, and when, and nothing more.
 // The client syncs with the relay on it and shows fixed text.
 //
-// It owns the push_subscriptions and push_vapid tables. The accepting
-// request only signals ([Pusher.Signal], never blocking); [Pusher.Run]
-// does the rest in the background with bounded queues, so that a push
-// service that is slow, down or hung never delays a 202, the queue or a
-// stream: what does not fit is dropped and counted. It never logs an
+// The decision to push is made from committed state, never from memory
+// alone (ADR 0087): the accepting statement records on a device's
+// subscription that it should be woken (wake.go), and a push is claimed,
+// by any instance, from that record. The accepting request then only
+// signals ([Pusher.Signal], never blocking) so that the push goes out at
+// once; [Pusher.Run] claims and sends in the background, and sweeps the
+// database for what a crash, a restart or a full queue left, so that a
+// push service that is slow, down or hung never delays a 202, the queue or
+// a stream, and a wake-up is late at worst, never lost.
+//
+// It owns the push_subscriptions and push_vapid tables. It never logs an
 // endpoint, a key or a device id.
 package push
 
@@ -31,7 +37,6 @@ import (
 	"time"
 
 	webpush "github.com/SherClockHolmes/webpush-go"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -60,8 +65,12 @@ type Config struct {
 	// "https://…"; empty turns push off.
 	Contact string
 	// Interval: at most one push per device per Interval, across
-	// instances.
+	// instances and restarts.
 	Interval time.Duration
+	// Sweep is how often the database is read for devices due a push
+	// that no signal brought (0: 5 s): the longest a wake-up the fast
+	// path lost waits.
+	Sweep time.Duration
 	// Instance is this relay instance's name in devices.stream_instance,
 	// PresenceTTL how long another instance's heartbeat counts (package
 	// hub, ADR 0055).
@@ -75,45 +84,51 @@ type Config struct {
 	RootCAs *x509.CertPool
 
 	// Workers send pushes at once; Queue bounds the pushes waiting for
-	// them and MaxPending the devices waiting to be considered; Backoff
-	// is the first wait before a retry, doubled each time, Retries the
-	// retries after the first attempt.
+	// them (no more are claimed than fit) and MaxPending the signalled
+	// devices waiting to be considered; Backoff is the first wait before
+	// a retry, doubled each time, Retries the retries after the first
+	// attempt.
 	Workers, Queue, MaxPending, Retries int
 	Backoff                             time.Duration
 }
 
 // Pusher sends pushes. Create it with New, call Run for the background
 // work; Signal works before, during and after Run (what it queues waits
-// for Run).
+// for Run, and the database keeps what it loses).
 type Pusher struct {
 	cfg    Config
 	log    *slog.Logger
 	client *http.Client
 
-	mu      sync.Mutex         // guards the following
-	pending map[string]pending // device → signals not yet considered
-	keys    *vapidKeys         // loaded or made on first use
+	mu      sync.Mutex     // guards the following
+	pending map[string]int // device → signals not yet considered
+	keys    *vapidKeys     // loaded or made on first use
+
+	// claiming serialises claims, so that the room a claim counts in jobs
+	// is still there when it queues what it claimed: nothing claimed is
+	// ever dropped.
+	claiming sync.Mutex
 
 	wake chan struct{} // capacity 1
 	jobs chan job
 
-	// Counters, for the metrics and tests.
+	// Counters, for the metrics and tests. A push is counted sent or
+	// failed after what it writes to the database, so that a test that
+	// sees the count sees the write.
 	sent      atomic.Int64 // pushes the push service accepted (2xx)
 	failed    atomic.Int64 // pushes given up: refused, gone, or retried out
-	dropped   atomic.Int64 // signals or pushes dropped because a queue was full, or the claim failed
+	dropped   atomic.Int64 // signals dropped (too many pending, or the claim failed); the sweep finds their devices
 	signalled atomic.Int64 // signals taken by Signal
 	settled   atomic.Int64 // signals considered (or dropped)
-	claimed   atomic.Int64 // pushes claimed: each ends sent, failed or dropped
-}
-
-type pending struct {
-	account int64 // the account the envelopes were sent to
-	signals int
+	claimed   atomic.Int64 // pushes claimed: each ends sent or failed (or cut by shutdown)
+	swept     atomic.Int64 // of the claimed, those a sweep found rather than a signal
+	sweeps    atomic.Int64 // sweeps run
 }
 
 type job struct {
 	device string
 	sub    Subscription
+	seq    int64 // the wake_seq the push answers
 }
 
 // New returns a Pusher. It starts nothing and touches no database.
@@ -140,32 +155,36 @@ func New(cfg Config) *Pusher {
 	if cfg.Backoff <= 0 {
 		cfg.Backoff = time.Second
 	}
+	if cfg.Sweep <= 0 {
+		cfg.Sweep = 5 * time.Second
+	}
 	return &Pusher{cfg: cfg, log: cfg.Logger, client: newClient(cfg.AllowPrivate, cfg.RootCAs),
-		pending: map[string]pending{}, wake: make(chan struct{}, 1), jobs: make(chan job, cfg.Queue)}
+		pending: map[string]int{}, wake: make(chan struct{}, 1), jobs: make(chan job, cfg.Queue)}
 }
 
 // Enabled reports whether the relay pushes at all (a contact is set).
 func (p *Pusher) Enabled() bool { return p.cfg.Contact != "" }
 
-// Signal says that an envelope sent to account was queued for these
-// devices. Only the devices of that account can get a push: the sender's
-// own copies push nothing. It never blocks and never touches the
-// database: Run decides which devices get a push. Beyond MaxPending
-// devices waiting, the signal is dropped.
-func (p *Pusher) Signal(account int64, devices []string) {
+// Signal says that an envelope that wakes (queue.Envelope.Wake) has
+// committed for these devices, so that Run claims their pushes now rather
+// than at the next sweep. Devices the envelope does not wake (the
+// sender's own) are never claimed: the committed record decides. It never
+// blocks and never touches the database. Beyond MaxPending devices
+// waiting, the signal is dropped, and the sweep finds the device.
+func (p *Pusher) Signal(devices []string) {
 	if !p.Enabled() || len(devices) == 0 {
 		return
 	}
 	p.mu.Lock()
 	for _, d := range devices {
 		p.signalled.Add(1)
-		w, ok := p.pending[d]
+		n, ok := p.pending[d]
 		if !ok && len(p.pending) >= p.cfg.MaxPending {
 			p.dropped.Add(1)
 			p.settled.Add(1)
 			continue
 		}
-		p.pending[d] = pending{account: account, signals: w.signals + 1}
+		p.pending[d] = n + 1
 	}
 	p.mu.Unlock()
 	select {
@@ -179,22 +198,26 @@ type Stats struct {
 	Sent, Failed, Dropped int64
 	// Signalled counts the devices Signal was given, Settled those of them
 	// considered since (or dropped): equal when Run has caught up.
-	// Claimed counts the pushes decided on.
-	Signalled, Settled, Claimed int64
+	// Claimed counts the pushes decided on, Swept those of them a sweep
+	// found, and Sweeps the sweeps run.
+	Signalled, Settled, Claimed, Swept, Sweeps int64
 }
 
 // Stats returns the counters.
 func (p *Pusher) Stats() Stats {
 	return Stats{Sent: p.sent.Load(), Failed: p.failed.Load(), Dropped: p.dropped.Load(),
-		Signalled: p.signalled.Load(), Settled: p.settled.Load(), Claimed: p.claimed.Load()}
+		Signalled: p.signalled.Load(), Settled: p.settled.Load(), Claimed: p.claimed.Load(),
+		Swept: p.swept.Load(), Sweeps: p.sweeps.Load()}
 }
 
 // claimBatch bounds the devices one claim reads.
 const claimBatch = 500
 
-// Run considers signalled devices and sends their pushes until ctx ends,
-// and returns only when every goroutine it started has ended. Without a
-// contact it only waits for ctx. Call it once.
+// Run considers signalled devices, sweeps the database every Sweep, and
+// sends the pushes until ctx ends, and returns only when every goroutine
+// it started has ended. It sweeps at once, so that a relay restarted
+// after a crash sends what the crash cut off. Without a contact it only
+// waits for ctx. Call it once.
 func (p *Pusher) Run(ctx context.Context) {
 	if !p.Enabled() {
 		<-ctx.Done()
@@ -215,31 +238,34 @@ func (p *Pusher) Run(ctx context.Context) {
 		})
 	}
 	defer wg.Wait()
+	t := time.NewTicker(p.cfg.Sweep)
+	defer t.Stop()
+	p.Sweep(ctx)
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-t.C:
+			p.Sweep(ctx)
 		case <-p.wake:
-		}
-		for p.round(ctx) {
+			for p.round(ctx) {
+			}
 		}
 	}
 }
 
-// round claims the pushes of up to claimBatch pending devices and queues
+// round claims the pushes of up to claimBatch signalled devices and queues
 // them for the workers. It reports whether devices are still pending.
 func (p *Pusher) round(ctx context.Context) bool {
 	p.mu.Lock()
 	ids := make([]string, 0, min(len(p.pending), claimBatch))
-	accounts := make([]int64, 0, cap(ids))
 	signals := 0
-	for d, w := range p.pending {
+	for d, n := range p.pending {
 		if len(ids) == claimBatch {
 			break
 		}
 		ids = append(ids, d)
-		accounts = append(accounts, w.account)
-		signals += w.signals
+		signals += n
 		delete(p.pending, d)
 	}
 	more := len(p.pending) > 0
@@ -248,53 +274,34 @@ func (p *Pusher) round(ctx context.Context) bool {
 		return false
 	}
 	defer p.settled.Add(int64(signals))
-	jobs, err := p.claim(ctx, ids, accounts)
-	if err != nil {
+	if _, err := p.claim(ctx, ids); err != nil {
 		if ctx.Err() == nil {
-			p.log.Warn("push: choosing the devices to push failed; their signals are dropped", "devices", len(ids), "err", err)
+			p.log.Warn("push: claiming the pushes of signalled devices failed; the sweep will find them", "devices", len(ids), "err", err)
 		}
 		p.dropped.Add(int64(len(ids)))
-		return more && ctx.Err() == nil
-	}
-	p.claimed.Add(int64(len(jobs)))
-	for _, j := range jobs {
-		select {
-		case p.jobs <- j:
-		default:
-			p.dropped.Add(1) // the push services are behind: drop, never wait
-		}
 	}
 	return more && ctx.Err() == nil
 }
 
-// claim picks, among ids, the devices that get a push now, and records
-// the push in the same statement, so that two instances never both push
-// one device within the interval. A device gets one when it is live and
-// of the account its envelope was sent to (accounts, by index), has
-// a subscription, was not pushed within the interval, and has no open
-// stream: devices.stream_instance is empty, or names another instance
-// whose heartbeat is older than PresenceTTL (ADR 0055). This instance is
-// alive by definition: its streams clear their mark when they end.
-func (p *Pusher) claim(ctx context.Context, ids []string, accounts []int64) ([]job, error) {
-	now := p.cfg.Now()
-	rows, err := p.pool().Query(ctx, `UPDATE push_subscriptions s SET pushed_at = $3
-		FROM unnest($1::text[], $2::bigint[]) AS w (id, account)
-		  JOIN devices d ON d.id = w.id AND d.account_id = w.account
-		  LEFT JOIN relay_instances i ON i.id = d.stream_instance
-		WHERE s.device_id = d.id AND d.revoked_at IS NULL
-		  AND (s.pushed_at IS NULL OR s.pushed_at <= $4)
-		  AND (d.stream_instance IS NULL
-		       OR (d.stream_instance <> $5 AND (i.seen_at IS NULL OR i.seen_at < now() - make_interval(secs => $6))))
-		RETURNING s.device_id, s.endpoint, s.p256dh, s.auth`,
-		ids, accounts, now, now.Add(-p.cfg.Interval), p.cfg.Instance, p.cfg.PresenceTTL.Seconds())
-	if err != nil {
-		return nil, err
+// Sweep claims the pushes of devices due one that no signal brought (a
+// crash, a restart, a full queue, an interval that had not passed, a
+// stream that ended with its envelopes unread) and queues them for the
+// workers; it first forgets the wake-ups whose envelopes have left the
+// queue. Run calls it every Sweep; it is exported so that tests with a
+// clock of their own need not wait for the ticker.
+func (p *Pusher) Sweep(ctx context.Context) {
+	if !p.Enabled() {
+		return
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (job, error) {
-		var j job
-		err := r.Scan(&j.device, &j.sub.Endpoint, &j.sub.P256dh, &j.sub.Auth)
-		return j, err
-	})
+	defer p.sweeps.Add(1)
+	if err := p.answered(ctx); err != nil && ctx.Err() == nil {
+		p.log.Warn("push: forgetting the wake-ups already read failed", "err", err)
+	}
+	n, err := p.claim(ctx, nil)
+	if err != nil && ctx.Err() == nil {
+		p.log.Warn("push: sweeping for devices due a push failed", "err", err)
+	}
+	p.swept.Add(int64(n))
 }
 
 func (p *Pusher) pool() *pgxpool.Pool { return p.cfg.Pool }
@@ -304,7 +311,9 @@ const retryCap = time.Minute
 
 // push sends one push, retrying 429 and 5xx answers and failed connections
 // with backoff. A 404 or 410 means the subscription is gone: it is
-// deleted (RFC 8030, section 7.3).
+// deleted (RFC 8030, section 7.3). A push taken, or refused for good, is
+// recorded as answering its wake-up; one retried out, or cut by shutdown,
+// is not, and the sweep claims it again once the interval has passed.
 func (p *Pusher) push(ctx context.Context, j job) {
 	keys, err := p.vapid(ctx)
 	if err != nil {
@@ -321,27 +330,30 @@ func (p *Pusher) push(ctx context.Context, j job) {
 		case ctx.Err() != nil:
 			return
 		case err == nil && status >= 200 && status < 300:
+			p.answer(ctx, j)
 			p.sent.Add(1)
 			return
 		case err == nil && (status == http.StatusNotFound || status == http.StatusGone):
-			p.failed.Add(1)
 			// Only if the device has not subscribed again meanwhile.
 			if _, err := p.pool().Exec(ctx, `DELETE FROM push_subscriptions WHERE device_id = $1 AND endpoint = $2`, j.device, j.sub.Endpoint); err != nil && ctx.Err() == nil {
 				p.log.Warn("push: deleting an expired subscription failed", "err", err)
 			}
+			p.failed.Add(1)
 			p.log.Info("push: the push service says the subscription is gone; deleted", "status", status)
 			return
 		case errors.Is(err, ErrForbiddenAddress):
+			p.answer(ctx, j) // until the subscription changes, trying again cannot help
 			p.failed.Add(1)
 			p.log.Warn("push: the endpoint resolves to an address that is not public; see --push-allow-private")
 			return
 		case err == nil && status != http.StatusTooManyRequests && status < 500:
+			p.answer(ctx, j)
 			p.failed.Add(1)
 			p.log.Warn("push: refused by the push service", "status", status)
 			return
 		case attempt >= p.cfg.Retries:
 			p.failed.Add(1)
-			p.log.Warn("push: giving up after retries", "attempts", attempt+1, "status", status, "err", errText(err))
+			p.log.Warn("push: giving up after retries until the interval has passed", "attempts", attempt+1, "status", status, "err", errText(err))
 			return
 		}
 		d := max(wait, retryAfter)

@@ -42,6 +42,10 @@ type Envelope struct {
 	// its devices' locks, never earlier (ADR 0085).
 	TS   int64
 	Body []byte
+	// Wake: the envelope should wake the recipient's devices by Web Push
+	// (a message from another account, not a receipt). AcceptSQL records
+	// it on their push subscriptions (ADR 0087).
+	Wake bool
 }
 
 // Delivery is one queue row a fan-out wrote.
@@ -301,6 +305,11 @@ func PurgeSent(ctx context.Context, pool *pgxpool.Pool, now time.Time) (int64, e
 //   - contacted makes sender and recipient contacts both ways. The
 //     contacts table belongs to package devices; it is written here so that
 //     accepting stays one statement.
+//   - woken records, on the push subscriptions of the recipient's devices,
+//     the seq of an envelope that should wake them ($13), so that the
+//     decision to push is made from what committed, and a crash after the
+//     commit loses no wake-up (ADR 0087). The table belongs to package
+//     push; only the row of a subscribed device is written.
 //
 // It answers with whether the record was new, the ts it was given and the
 // deliveries. Exported so that the benchmark's pgbench reference runs
@@ -309,7 +318,8 @@ func PurgeSent(ctx context.Context, pool *pgxpool.Pool, now time.Time) (int64, e
 // Parameters: $1 sender account, $2 envelope id, $3 recipient username,
 // $4 body SHA-256, $5 the relay's clock at the request (Unix ms), $6 record
 // expiry, $7 target accounts, $8 sending device, $9 sender username,
-// $10 body, $11 recipient account, $12 now.
+// $10 body, $11 recipient account, $12 now, $13 whether the envelope wakes
+// the recipient's devices.
 const AcceptSQL = `
 WITH targets AS (
     SELECT id, last_ts FROM devices
@@ -337,6 +347,10 @@ WITH targets AS (
     SELECT a, b, $12 FROM (VALUES ($1::bigint, $11::bigint), ($11::bigint, $1::bigint)) AS v (a, b)
     WHERE a <> b AND EXISTS (SELECT 1 FROM remembered)
     ON CONFLICT DO NOTHING
+), woken AS (
+    UPDATE push_subscriptions s SET wake_seq = b.seq
+    FROM bumped b JOIN devices d ON d.id = b.id
+    WHERE $13 AND s.device_id = b.id AND d.account_id = $11
 )
 SELECT (SELECT count(*) FROM remembered), coalesce((SELECT ts FROM remembered), 0),
     coalesce(array_agg(device_id), '{}'), coalesce(array_agg(seq), '{}') FROM queued`
@@ -379,7 +393,7 @@ func acceptArgs(e *Envelope, expires, now time.Time) []any {
 		accounts = append(accounts, e.FromAccount)
 	}
 	return []any{e.FromAccount, e.ID, e.ToUsername, sum[:], e.TS, expires,
-		accounts, e.FromDevice, e.FromUsername, e.Body, e.ToAccount, now}
+		accounts, e.FromDevice, e.FromUsername, e.Body, e.ToAccount, now, e.Wake}
 }
 
 func deliveries(ids []string, seqs []int64) []Delivery {

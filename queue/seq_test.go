@@ -33,7 +33,7 @@ import (
 func TestSeqUnderConcurrentWriters(t *testing.T) {
 	fromSequence := variantAccept("bumped AS (SELECT t.id, nextval('naive_seq') AS seq, r.ts FROM targets t, remembered r)", nil)
 	outsideTx := variantAccept(
-		"bumped AS (SELECT n.id, n.seq, r.ts FROM targets t JOIN unnest($13::text[], $14::bigint[]) AS n (id, seq) ON n.id = t.id, remembered r)",
+		"bumped AS (SELECT n.id, n.seq, r.ts FROM targets t JOIN unnest($14::text[], $15::bigint[]) AS n (id, seq) ON n.id = t.id, remembered r)",
 		numbersOutsideTx)
 	cases := []struct {
 		name  string
@@ -314,7 +314,7 @@ func variantAccept(bumped string, extra func(ctx context.Context, pool *pgxpool.
 
 // numbersOutsideTx advances the target devices' counters in a statement of
 // its own, committed at once, and returns their ids and new seqs as the
-// parameters $13 and $14.
+// parameters $14 and $15.
 func numbersOutsideTx(ctx context.Context, pool *pgxpool.Pool, args []any) ([]any, error) {
 	var ids []string
 	var seqs []int64

@@ -335,6 +335,10 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 	qe := &queue.Envelope{
 		ID: env.ID.String(), FromAccount: acc.ID, FromUsername: acc.Username, FromDevice: dev,
 		ToAccount: to.ID, ToUsername: to.Username, TS: now.UnixMilli(), Body: env.Body,
+		// Only the recipient's devices may need waking by a message;
+		// envelopes to oneself (read positions, ADR 0035) and receipts
+		// (ADR 0051) never push. The accept records it (ADR 0087).
+		Wake: to.ID != acc.ID && !env.Receipt,
 	}
 	// 9. idempotency: a resend that passed the checks above, or that
 	// races its first attempt, is recognised by the accept (ADR 0003)
@@ -357,11 +361,9 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 		s.metrics.accepted.Inc()
 		stored = true
 		s.hub.Committed(qe, deliveries)
-		if to.ID != acc.ID && !env.Receipt {
-			// Only the recipient's devices may need waking by a message;
-			// envelopes to oneself (read positions, ADR 0035) and
-			// receipts (ADR 0051) never push. It never blocks (ADR 0055).
-			s.pusher.Signal(to.ID, deviceIDs(deliveries))
+		if qe.Wake {
+			// Push now rather than at the next sweep; never blocks.
+			s.pusher.Signal(deviceIDs(deliveries))
 		}
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"id": qe.ID, "ts": ts})

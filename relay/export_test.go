@@ -35,6 +35,10 @@ func (s *Server) CountQueue(ctx context.Context) { s.countQueue(ctx) }
 // PushStats are the pusher's counters.
 func (s *Server) PushStats() push.Stats { return s.pusher.Stats() }
 
+// SweepPush sweeps the database for devices due a push now, as Run does
+// every catch-up interval.
+func (s *Server) SweepPush(ctx context.Context) { s.pusher.Sweep(ctx) }
+
 // SessionCacheStats is the session cache's hits and forgotten accounts.
 func (s *Server) SessionCacheStats() (hits, forgotten int64) { return s.accounts.CacheStats() }
 

@@ -94,7 +94,8 @@ type Config struct {
 	DisableSessionCache bool
 	// CatchUp is the interval of the check that makes up for lost
 	// notifications (ADR 0016). It bounds the extra delay of a delivery
-	// when a notification is lost.
+	// when a notification is lost, and of a push when its signal is lost
+	// (the push sweep, ADR 0087).
 	CatchUp time.Duration
 
 	// HeaderTimeout bounds the time to send a request's headers,
@@ -333,6 +334,9 @@ func New(cfg Config) (*Server, error) {
 		Contact: cfg.PushContact, Interval: cfg.PushInterval, AllowPrivate: cfg.PushAllowPrivate, RootCAs: cfg.PushRootCAs,
 		Instance: s.hub.Instance(), PresenceTTL: s.hub.PresenceTTL(),
 		Workers: cfg.PushWorkers, Queue: cfg.PushQueue, Backoff: cfg.PushBackoff,
+		// A wake-up the fast path lost waits as long as a delivery whose
+		// notification was lost (ADR 0087).
+		Sweep: cfg.CatchUp,
 	})
 	s.committer = queue.NewCommitter(cfg.Pool, cfg.CommitWorkers, cfg.MaxGroup)
 	s.metrics = newMetrics(s)
@@ -348,7 +352,7 @@ func New(cfg Config) (*Server, error) {
 		// must not hold up housekeeping or the hub's catch-up check.
 		every(cfg.PurgeInterval, s.PurgeQueues),
 		s.refreshGauges, // relay_queue_depth, so that a scrape runs no query
-		s.pusher.Run,    // Web Push to devices without a stream (ADR 0055)
+		s.pusher.Run,    // Web Push to devices without a stream (ADR 0055, ADR 0087)
 	}
 	// A stream's last write (event: shutdown) may take StreamWriteTimeout;
 	// everything else ends within moments of its context, and 5 s more

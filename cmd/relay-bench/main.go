@@ -614,6 +614,7 @@ func pgbenchScript() string {
 	body := "decode(repeat('ab', 1024), 'hex')"
 	args := []string{":from_account", ":eid", ":to_username", "sha256(" + body + ")", ts, "now() + interval '6 minutes'",
 		"ARRAY[:to_account, :from_account]::bigint[]", ":from_device", ":from_username", body, ":to_account", "now()"}
+	args = append(args, "true") // $13: a message to another account wakes its devices
 	for i := len(args); i >= 1; i-- {
 		sql = strings.ReplaceAll(sql, "$"+strconv.Itoa(i), args[i-1])
 	}

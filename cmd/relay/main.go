@@ -234,7 +234,7 @@ func parseFlags(cmd string, args []string, stdout io.Writer) (*options, error) {
 	bind(fs, fs.IntVar, &o.commitWorkers, "commit-workers", "RELAY_COMMIT_WORKERS", d.CommitWorkers, "group commits of accepted envelopes at once, each holding a database connection")
 	bind(fs, fs.IntVar, &o.maxGroup, "max-group", "RELAY_MAX_GROUP", d.MaxGroup, "largest number of envelopes committed together")
 	bind(fs, fs.BoolVar, &o.notify, "notify", "RELAY_NOTIFY", !d.DisableNotify, "wake streams on other relay instances through LISTEN/NOTIFY")
-	bind(fs, fs.DurationVar, &o.catchUp, "catch-up-interval", "RELAY_CATCH_UP_INTERVAL", d.CatchUp, "how often every stream is checked against the database, bounding the delay when a notification is lost")
+	bind(fs, fs.DurationVar, &o.catchUp, "catch-up-interval", "RELAY_CATCH_UP_INTERVAL", d.CatchUp, "how often every stream is checked against the database, bounding the delay when a notification is lost, and the database swept for devices due a push")
 	bind(fs, fs.StringVar, &o.tlsCert, "tls-cert", "RELAY_TLS_CERT", "", "serve HTTPS with this certificate file (PEM, with its chain); needs --tls-key")
 	bind(fs, fs.StringVar, &o.tlsKey, "tls-key", "RELAY_TLS_KEY", "", "private key file (PEM) of --tls-cert")
 	bind(fs, fs.StringVar, &o.acmeDomains, "acme-domain", "RELAY_ACME_DOMAIN", "", "serve HTTPS with certificates from Let's Encrypt for these comma-separated domains; listen on :443")

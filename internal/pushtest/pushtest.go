@@ -25,6 +25,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -130,6 +131,12 @@ func (s *Service) Roots() *x509.CertPool {
 	p := x509.NewCertPool()
 	p.AddCert(s.srv.Certificate())
 	return p
+}
+
+// CertificatePEM is the service's certificate in PEM, for a relay process
+// that trusts it through SSL_CERT_FILE.
+func (s *Service) CertificatePEM() []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.srv.Certificate().Raw})
 }
 
 // URL is the service's base URL, https://127.0.0.1:port.
