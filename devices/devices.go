@@ -446,9 +446,17 @@ func (s *Store) StreamStates(ctx context.Context, deviceIDs []string) (map[strin
 // generations, ended on relay instance instance. A device whose stream is
 // newer (it opened again, here or elsewhere) keeps it.
 func (s *Store) StreamsEnded(ctx context.Context, instance string, deviceIDs []string, gens []int64) error {
-	_, err := s.pool.Exec(ctx, `UPDATE devices d SET stream_instance = NULL
-		FROM unnest($2::text[], $3::bigint[]) AS e (id, gen)
-		WHERE d.id = e.id AND d.stream_gen = e.gen AND d.stream_instance = $1`, instance, deviceIDs, gens)
+	// The rows are locked first, in id order, the order an accept locks
+	// its target devices in (ADR 0002): an UPDATE joined to the list locks
+	// them in the list's order and can deadlock with an accept.
+	_, err := s.pool.Exec(ctx, `WITH ended AS (
+			SELECT d.id FROM devices d JOIN unnest($2::text[], $3::bigint[]) AS e (id, gen)
+				ON d.id = e.id AND d.stream_gen = e.gen
+			WHERE d.stream_instance = $1
+			ORDER BY d.id
+			FOR UPDATE OF d
+		)
+		UPDATE devices d SET stream_instance = NULL FROM ended WHERE d.id = ended.id`, instance, deviceIDs, gens)
 	return err
 }
 
