@@ -64,9 +64,9 @@ func TestRestoreWithNewEpoch(t *testing.T) {
 	alice.send("two")
 	alice.waitFor("two sent", `document.querySelectorAll('#messages .msg.out[data-status="sent"]').length === 2`)
 	// The backup: bob's device row and queue as they are now.
-	sql(t, r, `CREATE TABLE backup_queue (LIKE queue)`)
-	sql(t, r, `INSERT INTO backup_queue SELECT * FROM queue WHERE device_id = $1`, bobDevice)
-	sql(t, r, `CREATE TABLE backup_device AS SELECT id, seq FROM devices`)
+	execDB(t, r, `CREATE TABLE backup_queue (LIKE queue)`)
+	execDB(t, r, `INSERT INTO backup_queue SELECT * FROM queue WHERE device_id = $1`, bobDevice)
+	execDB(t, r, `CREATE TABLE backup_device AS SELECT id, seq FROM devices`)
 	alice.send("three")
 	alice.waitFor("three sent", `document.querySelectorAll('#messages .msg.out[data-status="sent"]').length === 3`)
 
@@ -74,13 +74,13 @@ func TestRestoreWithNewEpoch(t *testing.T) {
 	bob.waitMessage("three")
 	held := r.count(`SELECT seq FROM devices WHERE id = $1`, bobDevice)
 	bob.waitFor("bob's cursor at the head", cursorAt(held))
-	waitFor(t, "bob's queue empty", func() bool { return r.queued(bobDevice) == 0 })
+	waitDB(t, "bob's queue empty", func() bool { return r.queued(bobDevice) == 0 })
 	bob.do(chromedp.Navigate("about:blank"))
 
 	// The restore, then the operator's command.
-	sql(t, r, `DELETE FROM queue WHERE device_id = $1`, bobDevice)
-	sql(t, r, `INSERT INTO queue SELECT * FROM backup_queue`)
-	sql(t, r, `UPDATE devices d SET seq = b.seq FROM backup_device b WHERE d.id = b.id AND d.id = $1`, bobDevice)
+	execDB(t, r, `DELETE FROM queue WHERE device_id = $1`, bobDevice)
+	execDB(t, r, `INSERT INTO queue SELECT * FROM backup_queue`)
+	execDB(t, r, `UPDATE devices d SET seq = b.seq FROM backup_device b WHERE d.id = b.id AND d.id = $1`, bobDevice)
 	renewEpoch(t, r)
 	alice.send("four")
 	alice.waitFor("four sent", `document.querySelectorAll('#messages .msg.out[data-status="sent"]').length === 4`)
@@ -90,7 +90,7 @@ func TestRestoreWithNewEpoch(t *testing.T) {
 
 	bob.do(chromedp.Navigate(r.URL + "/#/chat/alice"))
 	bob.waitFor("bob's chat", `document.getElementById('composer')`)
-	waitFor(t, "bob ACKed the replay", func() bool { return r.queued(bobDevice) == 0 })
+	waitDB(t, "bob ACKed the replay", func() bool { return r.queued(bobDevice) == 0 })
 	if storedTimes(bob, "alice", "four") != 1 {
 		t.Fatalf("bob ACKed everything but stored no four: sent after the restore, it was dropped as a replay")
 	}
@@ -118,14 +118,14 @@ func TestSeqSetBackUnderAStream(t *testing.T) {
 	}
 	bob.waitFor("bob's cursor at the head", cursorAt(r.count(`SELECT seq FROM devices WHERE id = $1`, bobDevice)))
 	// As a backup would hold it: no row above the device's seq.
-	waitFor(t, "bob's queue empty", func() bool { return r.queued(bobDevice) == 0 })
+	waitDB(t, "bob's queue empty", func() bool { return r.queued(bobDevice) == 0 })
 	if _, err := r.Pool.Exec(context.Background(), `UPDATE devices SET seq = 1 WHERE id = $1`, bobDevice); err != nil {
 		t.Fatal(err)
 	}
 	alice.send("four")
 	alice.waitFor("four sent", `document.querySelectorAll('#messages .msg.out[data-status="sent"]').length === 4`)
 	// Bob's stream ends, and his next one tells what happened.
-	waitFor(t, "bob ACKed four", func() bool { return r.queued(bobDevice) == 0 })
+	waitDB(t, "bob ACKed four", func() bool { return r.queued(bobDevice) == 0 })
 	if storedTimes(bob, "alice", "four") != 1 {
 		t.Fatalf("bob ACKed everything but stored no four: it was dropped as a replay")
 	}
@@ -142,8 +142,8 @@ func TestSeqSetBackUnderAStream(t *testing.T) {
 	}
 }
 
-// sql runs one statement on r's database.
-func sql(t *testing.T, r *liveRelay, query string, args ...any) {
+// execDB runs one statement on r's database.
+func execDB(t *testing.T, r *liveRelay, query string, args ...any) {
 	t.Helper()
 	if _, err := r.Pool.Exec(context.Background(), query, args...); err != nil {
 		t.Fatalf("%s: %v", query, err)
@@ -165,8 +165,9 @@ func renewEpoch(t *testing.T, r *liveRelay) {
 	}
 }
 
-// waitFor waits for cond, checked every 50 ms for 20 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
+// waitDB waits for cond, a question to the database, checked every 50 ms
+// for 20 s.
+func waitDB(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	for range 400 {
 		if cond() {
