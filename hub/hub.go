@@ -444,7 +444,9 @@ func (h *Hub) catchUpOnce(ctx context.Context) error {
 	epoch := ""
 	if h.epoch != nil {
 		if epoch, err = h.epoch(ctx); err != nil {
-			return err
+			// The other checks still run; the next round checks the epoch.
+			h.log.Warn("catch-up check could not read the epoch", "err", err)
+			epoch = ""
 		}
 	}
 	for i, st := range streams {
