@@ -141,3 +141,28 @@ func TestStreamEndsWhenSeqGoesBack(t *testing.T) {
 		t.Fatalf("epoch event %+v, want ahead with seq 1", e)
 	}
 }
+
+// TestStreamEndsWhenTheEpochChangesUnannounced: an epoch that changes with
+// no notice (a failover: the new primary's timeline; here the token,
+// changed in SQL) ends the open stream with event: rewound at the next
+// catch-up check, although the device's seq did not go back.
+func TestStreamEndsWhenTheEpochChangesUnannounced(t *testing.T) {
+	s := newTestServer(t, func(c *relay.Config) { c.CatchUp = 50 * time.Millisecond })
+	alice := s.register(t, "alice", 1)
+	bob := s.register(t, "bob", 1)
+	s.send(t, alice.device(0), "bob", "x")
+	f := follow(t, bob.device(0), "")
+	before := f.nextEpoch(t)
+	f.expectEnvelopes(t, 1, 1)
+	f.expectReady(t, 1)
+	if _, err := s.Pool.Exec(context.Background(), `UPDATE relay_epoch SET token = 'promoted'`); err != nil {
+		t.Fatal(err)
+	}
+	if e := f.next(t); e.Name != hub.ReasonRewound {
+		t.Fatalf("after the epoch changed the stream got %+v, want rewound", e)
+	}
+	g := follow(t, bob.device(0), "1")
+	if e := g.nextEpoch(t); e.Epoch == before.Epoch || e.Ahead {
+		t.Fatalf("epoch event %+v after the change, before %s", e, before.Epoch)
+	}
+}
