@@ -198,3 +198,16 @@ func run(t *testing.T, prog string, args ...string) {
 		t.Fatalf("%s %v: %v\n%s", filepath.Base(prog), args, err, out)
 	}
 }
+
+// BenchmarkRead is what a stream's open pays for its epoch event, and a
+// catch-up round for its check: one statement.
+func BenchmarkRead(b *testing.B) {
+	pool, _ := testdb.Pool(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := epoch.Read(ctx, pool); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
