@@ -24,6 +24,7 @@ import (
 //	relay_stream  "a <instance> <device> <gen>"     a stream opened
 //	              "r <instance> <device>"           a device was revoked
 //	              "e <reason> <device> <device> …"  end these streams
+//	              "h"                               a new epoch began: end every stream
 //	relay_auth    "<account id>"                    forget its cached sessions
 //
 // An "e" notice is sent inside the transaction of the change that ends the
@@ -125,6 +126,18 @@ func NotifyEnded(ctx context.Context, tx pgx.Tx, reason string, devices []string
 			return fmt.Errorf("notifying the relay instances: %w", err)
 		}
 		devices = devices[n:]
+	}
+	return nil
+}
+
+// NotifyEpoch queues, inside tx, the notice that a new epoch begins when tx
+// commits (relay admin new-epoch): every relay instance ends its streams
+// with ReasonRewound, so that clients learn the epoch at once. The
+// catch-up check does the same within its interval when the notice is
+// lost.
+func NotifyEpoch(ctx context.Context, tx pgx.Tx) error {
+	if _, err := tx.Exec(ctx, "SELECT pg_notify($1, 'h')", chanStream); err != nil {
+		return fmt.Errorf("notifying the relay instances: %w", err)
 	}
 	return nil
 }
@@ -237,6 +250,9 @@ func (b *bus) handle(channel, payload string) {
 	case channel == devices.AuthChannel && b.sessions != nil:
 		b.received.Add(1)
 		b.sessions.ForgetNotice(payload)
+	case channel == chanStream && len(f) == 1 && f[0] == "h":
+		b.received.Add(1)
+		b.hub.rewindAll()
 	case channel == chanStream && len(f) > 2 && f[0] == "e" && endReasons[f[1]]:
 		b.received.Add(1)
 		b.hub.Ended(f[1], f[2:])

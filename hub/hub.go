@@ -46,6 +46,10 @@ const (
 	ReasonDisabled = "disabled" // an operator disabled the device's account
 	// ReasonLoggedOut: an operator ended every session of the account.
 	ReasonLoggedOut = "logged_out"
+	// ReasonRewound: the device's seq numbers may have gone back (a
+	// restore, a failover, relay admin new-epoch: ADR 0086), so the seq
+	// the stream would go on from may name other envelopes now.
+	ReasonRewound = "rewound"
 )
 
 // endReasons are the reasons NotifyEnded carries between instances.
@@ -75,6 +79,10 @@ type Config struct {
 	// told: the notices on devices.AuthChannel, and whether they are
 	// being received (ADR 0072). *devices.Store is one.
 	Sessions Sessions
+	// Epoch, when not nil, reads the database's epoch (package epoch):
+	// the catch-up check ends with ReasonRewound every stream opened in
+	// another one.
+	Epoch func(ctx context.Context) (string, error)
 }
 
 // Sessions is the session cache the bus keeps up to date.
@@ -91,6 +99,7 @@ type Hub struct {
 	log     *slog.Logger
 	states  States
 	catchUp time.Duration
+	epoch   func(ctx context.Context) (string, error) // nil: not checked
 
 	mu      sync.Mutex // guards streams
 	streams map[string]*Stream
@@ -108,7 +117,7 @@ func New(cfg Config) *Hub {
 	if cfg.CatchUp == 0 {
 		cfg.CatchUp = 5 * time.Second
 	}
-	h := &Hub{log: cfg.Logger, states: cfg.States, catchUp: cfg.CatchUp, streams: make(map[string]*Stream)}
+	h := &Hub{log: cfg.Logger, states: cfg.States, catchUp: cfg.CatchUp, epoch: cfg.Epoch, streams: make(map[string]*Stream)}
 	h.dispatch = newDispatcher(cfg.Pool, cfg.Logger)
 	h.bus = newBus(cfg.Pool, h, cfg.Logger, cfg.Notify)
 	h.bus.sessions = cfg.Sessions
@@ -136,6 +145,7 @@ func (h *Hub) Run(ctx context.Context) {
 type Stream struct {
 	device string
 	gen    int64        // the stream's generation (ADR 0016)
+	epoch  string       // the epoch it was opened in; "": not checked
 	sent   atomic.Int64 // the last seq written to the client
 	queued atomic.Int64 // the last seq written or handed over by the dispatcher
 	live   atomic.Bool  // past ready: new rows come through the dispatcher
@@ -176,7 +186,13 @@ func (s *Stream) Live(head int64) {
 // Open registers a new stream of device with generation gen, ends the one
 // it replaces here, and tells other instances to end theirs.
 func (h *Hub) Open(device string, gen int64) *Stream {
-	s := &Stream{device: device, gen: gen, wake: make(chan struct{}, 1), done: make(chan struct{}), items: make(chan []queue.Item, 8)}
+	return h.OpenIn(device, gen, "")
+}
+
+// OpenIn is Open for a stream that told its client epoch: the catch-up
+// check ends it once the database is in another.
+func (h *Hub) OpenIn(device string, gen int64, epoch string) *Stream {
+	s := &Stream{device: device, gen: gen, epoch: epoch, wake: make(chan struct{}, 1), done: make(chan struct{}), items: make(chan []queue.Item, 8)}
 	h.mu.Lock()
 	old := h.streams[device]
 	h.streams[device] = s
@@ -353,6 +369,13 @@ func (h *Hub) snapshot() []*Stream {
 	return out
 }
 
+// rewindAll ends every stream here with ReasonRewound: a new epoch began.
+func (h *Hub) rewindAll() {
+	for _, s := range h.snapshot() {
+		h.stop(s.device, ReasonRewound)
+	}
+}
+
 // wakeAll wakes every stream, after wake-ups may have been lost.
 func (h *Hub) wakeAll() {
 	for _, s := range h.snapshot() {
@@ -397,22 +420,36 @@ func (h *Hub) catchUpLoop(ctx context.Context) {
 // catchUpOnce compares every local stream with its device row: a stream
 // behind the device's seq is woken, a stream of an older generation is
 // replaced, a revoked device's stream is ended, and so is the stream of a
-// device whose account was deleted or disabled. One query for all local
-// streams.
+// device whose account was deleted or disabled. A stream whose device's
+// seq is now below what it wrote, or that was opened in another epoch, is
+// ended with ReasonRewound. One query for all local streams, and one for
+// the epoch.
 func (h *Hub) catchUpOnce(ctx context.Context) error {
 	streams := h.snapshot()
 	if len(streams) == 0 {
 		return nil
 	}
 	ids := make([]string, len(streams))
+	sent := make([]int64, len(streams))
 	for i, st := range streams {
 		ids[i] = st.device
+		// Read before the device rows: a row written after it has a
+		// higher seq, so a device seq below this one went back.
+		sent[i] = st.sent.Load()
 	}
 	state, err := h.states.StreamStates(ctx, ids)
 	if err != nil {
 		return fmt.Errorf("reading the devices of the open streams: %w", err)
 	}
-	for _, st := range streams {
+	epoch := ""
+	if h.epoch != nil {
+		if epoch, err = h.epoch(ctx); err != nil {
+			// The other checks still run; the next round checks the epoch.
+			h.log.Warn("catch-up check could not read the epoch", "err", err)
+			epoch = ""
+		}
+	}
+	for i, st := range streams {
 		r, ok := state[st.device]
 		switch {
 		case !ok:
@@ -423,6 +460,8 @@ func (h *Hub) catchUpOnce(ctx context.Context) error {
 			h.stop(st.device, ReasonRevoked)
 		case r.Disabled:
 			h.stop(st.device, ReasonDisabled)
+		case r.Seq < sent[i], epoch != "" && st.epoch != "" && st.epoch != epoch:
+			h.stop(st.device, ReasonRewound)
 		case r.Gen > st.gen:
 			h.newer(st.device, r.Gen)
 		case r.Seq > st.sent.Load():

@@ -102,7 +102,7 @@ var codes = [numCodes]struct {
 	codeClockSkew:           {"clock_skew", http.StatusBadRequest, "the time in the envelope id is too far from the server's time; check the device clock"},
 	codeDeviceRequired:      {"device_required", http.StatusBadRequest, "this request speaks as a device: send its id in the X-Device header"},
 	codeBadAck:              {"bad_ack", http.StatusBadRequest, "upTo must be a seq this device was given"},
-	codeBadLastEventID:      {"bad_last_event_id", http.StatusBadRequest, "Last-Event-ID must be a seq this device has received, in plain decimal; drop it to replay the whole queue"},
+	codeBadLastEventID:      {"bad_last_event_id", http.StatusBadRequest, "Last-Event-ID must be a seq in plain decimal; drop it to replay the whole queue"},
 	codeUnauthenticated:     {"unauthenticated", http.StatusUnauthorized, "log in first: this request needs a valid relay_session cookie"},
 	codeBadCredentials:      {"bad_credentials", http.StatusUnauthorized, "unknown username or wrong password"},
 	codeDeviceForbidden:     {"device_forbidden", http.StatusForbidden, "the X-Device id is unknown, revoked or not a device of your account"},

@@ -106,8 +106,9 @@ func TestDeleteAccount(t *testing.T) {
 	// that the deletion is checked on it.
 	seeded := []string{"accounts", "contacts", "devices", "queue", "sent", "sessions", "push_subscriptions"}
 	// Tables whose text names the relay, never an account: its VAPID key
-	// pair and its instances' random ids (ADR 0055).
-	relayOnly := []string{"push_vapid", "relay_instances"}
+	// pair, its instances' random ids (ADR 0055) and its epoch's token
+	// (ADR 0086).
+	relayOnly := []string{"push_vapid", "relay_instances", "relay_epoch"}
 	if _, err := s.Pool.Exec(ctx, `INSERT INTO push_subscriptions (device_id, endpoint, p256dh, auth) VALUES ($1, 'https://push.example/a', '\x04', '\x01')`, alice.Devices[0]); err != nil {
 		t.Fatal(err)
 	}

@@ -10,17 +10,22 @@ import (
 )
 
 // parseLastEventID reads the Last-Event-ID header of a stream request: a seq
-// this device can have received, from 0 to head. "" means 0: replay all.
-func parseLastEventID(v string, head int64) (int64, error) {
+// in plain decimal, 0 when absent. A seq beyond head is no error: the
+// device's history went back under its client (a restore, a failover: ADR
+// 0086), so ahead is true and the stream replays the whole queue.
+func parseLastEventID(v string, head int64) (last int64, ahead bool, err error) {
 	if v == "" {
-		return 0, nil
+		return 0, false, nil
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 || n > head || strconv.FormatInt(n, 10) != v {
-		return 0, codeBadLastEventID.errorf(
-			"Last-Event-ID must be a seq this device has received (0 to %d) in plain decimal; drop it to replay the whole queue", head)
+	if err != nil || n < 0 || strconv.FormatInt(n, 10) != v {
+		return 0, false, codeBadLastEventID.errorf(
+			"Last-Event-ID must be a seq this device has received, in plain decimal; drop it to replay the whole queue")
 	}
-	return n, nil
+	if n > head {
+		return 0, true, nil
+	}
+	return n, false, nil
 }
 
 // parseAck reads the body of POST /api/ack: {"upTo": seq}, decoded like

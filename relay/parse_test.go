@@ -19,18 +19,21 @@ import (
 
 func TestParseLastEventID(t *testing.T) {
 	for _, tc := range []struct {
-		in   string
-		head int64
-		want int64
-		ok   bool
+		in    string
+		head  int64
+		want  int64
+		ahead bool
+		ok    bool
 	}{
-		{"", 7, 0, true}, {"0", 7, 0, true}, {"7", 7, 7, true}, {"3", 7, 3, true},
-		{"8", 7, 0, false}, {"-1", 7, 0, false}, {"+3", 7, 0, false}, {"03", 7, 0, false},
-		{" 3", 7, 0, false}, {"3.0", 7, 0, false}, {"abc", 7, 0, false}, {"99999999999999999999", 7, 0, false},
+		{"", 7, 0, false, true}, {"0", 7, 0, false, true}, {"7", 7, 7, false, true}, {"3", 7, 3, false, true},
+		// Beyond the head: the history went back; replay everything.
+		{"8", 7, 0, true, true}, {"99999", 0, 0, true, true},
+		{"-1", 7, 0, false, false}, {"+3", 7, 0, false, false}, {"03", 7, 0, false, false},
+		{" 3", 7, 0, false, false}, {"3.0", 7, 0, false, false}, {"abc", 7, 0, false, false}, {"99999999999999999999", 7, 0, false, false},
 	} {
-		got, err := parseLastEventID(tc.in, tc.head)
-		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("parseLastEventID(%q, %d) = %d, %v", tc.in, tc.head, got, err)
+		got, ahead, err := parseLastEventID(tc.in, tc.head)
+		if (err == nil) != tc.ok || got != tc.want || ahead != tc.ahead {
+			t.Errorf("parseLastEventID(%q, %d) = %d, %v, %v", tc.in, tc.head, got, ahead, err)
 		}
 		var ae *apiError
 		if err != nil && (!errors.As(err, &ae) || ae.code != "bad_last_event_id") {
@@ -47,7 +50,7 @@ func FuzzParseLastEventID(f *testing.F) {
 		if head < 0 {
 			head = -head
 		}
-		n, err := parseLastEventID(s, head)
+		n, ahead, err := parseLastEventID(s, head)
 		if err != nil {
 			var ae *apiError
 			if !errors.As(err, &ae) || ae.status != 400 || ae.code != "bad_last_event_id" {
@@ -57,6 +60,9 @@ func FuzzParseLastEventID(f *testing.F) {
 		}
 		if n < 0 || n > head {
 			t.Fatalf("%q: accepted %d outside 0..%d", s, n, head)
+		}
+		if ahead && n != 0 {
+			t.Fatalf("%q: ahead of %d, but resumes after %d instead of replaying everything", s, head, n)
 		}
 	})
 }

@@ -317,7 +317,7 @@ func New(cfg Config) (*Server, error) {
 		pool: cfg.Pool, log: cfg.Logger, now: cfg.Now, cfg: cfg,
 		origins: origins, secure: base.Scheme == "https",
 		accounts:      store,
-		hub:           hub.New(hub.Config{Pool: cfg.Pool, Logger: cfg.Logger, States: store, Notify: !cfg.DisableNotify, CatchUp: cfg.CatchUp, Sessions: sessions}),
+		hub:           hub.New(hub.Config{Pool: cfg.Pool, Logger: cfg.Logger, States: store, Notify: !cfg.DisableNotify, CatchUp: cfg.CatchUp, Sessions: sessions, Epoch: readEpoch(cfg.Pool)}),
 		limits:        newBuckets[int64](cfg.RatePerMinute),
 		selfLimits:    newBuckets[int64](cfg.SelfRatePerMinute),
 		receiptLimits: newBuckets[int64](cfg.ReceiptRatePerMinute),

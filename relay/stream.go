@@ -11,8 +11,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/julienschmidt/httprouter"
 
+	"relay/epoch"
 	"relay/hub"
 	"relay/queue"
 )
@@ -54,7 +56,13 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	if err != nil {
 		return err
 	}
-	last, err := parseLastEventID(r.Header.Get("Last-Event-ID"), head)
+	last, ahead, err := parseLastEventID(r.Header.Get("Last-Event-ID"), head)
+	if err != nil {
+		return err
+	}
+	// Read before the stream is attached: if a new epoch begins after
+	// this, the catch-up check sees the stream in the old one and ends it.
+	ep, err := epoch.Read(ctx, s.pool)
 	if err != nil {
 		return err
 	}
@@ -66,7 +74,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	// Attach before reading the head: an envelope committed from here on
 	// either has a seq up to the head (and is in the replay) or wakes the
 	// live loop.
-	st := s.hub.Open(dev, gen)
+	st := s.hub.OpenIn(dev, gen, ep.String())
 
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -91,7 +99,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 				}
 			}
 		}()
-		sm := &streamer{s: s, st: st, device: dev, out: out, last: last, reqID: requestID(r)}
+		sm := &streamer{s: s, st: st, device: dev, out: out, last: last, epoch: ep.String(), ahead: ahead, reqID: requestID(r)}
 		done := func() {
 			cancel()
 			conn.Close()
@@ -122,7 +130,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 		}
 		return rc.Flush()
 	}}
-	sm := &streamer{s: s, st: st, device: dev, out: out, last: last, reqID: requestID(r)}
+	sm := &streamer{s: s, st: st, device: dev, out: out, last: last, epoch: ep.String(), ahead: ahead, reqID: requestID(r)}
 	if sm.replay(ctx) {
 		sm.live(ctx)
 	}
@@ -166,6 +174,8 @@ type streamer struct {
 	last   int64 // the last seq written
 	ready  bool  // past ready: envelopes count for the delivery latency
 	reqID  string
+	epoch  string // the history its seq numbers belong to (ADR 0086)
+	ahead  bool   // Last-Event-ID was beyond the device's seq
 }
 
 // write sends rows after last, in order; rows at or below last (handed
@@ -250,6 +260,13 @@ func (m *streamer) replay(ctx context.Context) bool {
 	// replay the device has everything up to head, or ACKed it earlier.
 	qs, err := queue.State(ctx, m.s.pool, m.device)
 	head := qs.Seq
+	if err == nil {
+		// First, so that a client knows which history the seq numbers
+		// of the replay belong to before it reads them
+		// (docs/protocol.md, "epoch").
+		ev := epochEvent{Epoch: m.epoch, Seq: head, Ahead: m.ahead}
+		err = m.out.event("epoch", 0, &ev)
+	}
 	if err == nil && m.last < qs.PurgedSeq {
 		// The relay deleted envelopes this device had not received
 		// (docs/protocol.md, "purged"): say so before the replay.
@@ -274,6 +291,21 @@ func (m *streamer) replay(ctx context.Context) bool {
 	// Rows committed between the replay and now have woken the stream
 	// directly (it was not live yet); its wake channel holds that.
 	return true
+}
+
+// readEpoch reads the database's epoch, for the hub's catch-up check.
+func readEpoch(pool *pgxpool.Pool) func(context.Context) (string, error) {
+	return func(ctx context.Context) (string, error) {
+		p, err := epoch.Read(ctx, pool)
+		return p.String(), err
+	}
+}
+
+// epochEvent is the data of event: epoch.
+type epochEvent struct {
+	Epoch string `json:"epoch"`
+	Seq   int64  `json:"seq"`             // the device's last seq when the replay began
+	Ahead bool   `json:"ahead,omitempty"` // Last-Event-ID was beyond Seq
 }
 
 // live writes envelopes as they commit, and pings, until the client goes

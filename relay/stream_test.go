@@ -19,6 +19,7 @@ import (
 
 // follower reads one device's stream in the background.
 type follower struct {
+	epochs chan relayclient.Event // event: epoch, kept apart from the others
 	events chan relayclient.Event
 	done   chan error
 	cancel context.CancelFunc
@@ -29,9 +30,13 @@ type follower struct {
 func follow(t *testing.T, c *relayclient.Client, lastEventID string) *follower {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	f := &follower{events: make(chan relayclient.Event, 10000), done: make(chan error, 1), cancel: cancel}
+	f := &follower{epochs: make(chan relayclient.Event, 10), events: make(chan relayclient.Event, 10000), done: make(chan error, 1), cancel: cancel}
 	go func() {
 		f.done <- c.Stream(ctx, lastEventID, false, func(e relayclient.Event) error {
+			if e.Name == "epoch" {
+				f.epochs <- e
+				return nil
+			}
 			f.events <- e
 			return nil
 		})
@@ -202,7 +207,8 @@ func TestStreamLastEventID(t *testing.T) {
 	s.send(t, alice.device(0), "bob", "x")
 	h.expectEnvelopes(t, 6, 1)
 
-	for _, bad := range []string{"abc", "-1", "7", "1.5", "03", "99999999999999999999"} {
+	// A seq beyond the head is no error (TestLastEventIDAhead).
+	for _, bad := range []string{"abc", "-1", "1.5", "03", "99999999999999999999"} {
 		a := raw(t, bob.Client, "GET", "/api/events?device="+bob.Devices[0], map[string]string{"Last-Event-ID": bad}, nil)
 		if a.Status != http.StatusBadRequest || a.code() != "bad_last_event_id" {
 			t.Errorf("Last-Event-ID %q: %d %s, want 400 bad_last_event_id", bad, a.Status, a.Raw)
@@ -291,7 +297,7 @@ func TestStreamWireFormat(t *testing.T) {
 	rd := bufio.NewReader(resp.Body)
 	var frames []string
 	var cur []string
-	for len(frames) < 3 {
+	for len(frames) < 4 {
 		line, err := rd.ReadString('\n')
 		if err != nil {
 			t.Fatal(err)
@@ -304,14 +310,17 @@ func TestStreamWireFormat(t *testing.T) {
 		}
 		cur = append(cur, line)
 	}
-	if !strings.HasPrefix(frames[0], "event: envelope|id: 1|data: {\"seq\":1,") {
-		t.Errorf("envelope frame %q", frames[0])
+	if ep := s.epoch(t); frames[0] != `event: epoch|data: {"epoch":"`+ep+`","seq":1}` {
+		t.Errorf("epoch frame %q", frames[0])
 	}
-	if frames[1] != `event: ready|data: {"seq":1}` {
-		t.Errorf("ready frame %q", frames[1])
+	if !strings.HasPrefix(frames[1], "event: envelope|id: 1|data: {\"seq\":1,") {
+		t.Errorf("envelope frame %q", frames[1])
 	}
-	if !strings.HasPrefix(frames[2], `event: ping|data: {"ts":`) {
-		t.Errorf("ping frame %q", frames[2])
+	if frames[2] != `event: ready|data: {"seq":1}` {
+		t.Errorf("ready frame %q", frames[2])
+	}
+	if !strings.HasPrefix(frames[3], `event: ping|data: {"ts":`) {
+		t.Errorf("ping frame %q", frames[3])
 	}
 }
 

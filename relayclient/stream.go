@@ -16,11 +16,13 @@ import (
 
 // Event is one event of a device's stream.
 type Event struct {
-	Name     string    // envelope, ready, ping, purged, replaced, revoked, shutdown
+	Name     string    // epoch, envelope, ready, ping, purged, replaced, revoked, rewound, shutdown
 	Envelope *Envelope // for "envelope"
-	Seq      int64     // for "ready": the resume point; for "purged": upTo
+	Seq      int64     // for "ready": the resume point; for "purged": upTo; for "epoch": the head
 	TS       int64     // for "ping"
 	Reason   string    // for "purged": "age" or "size"
+	Epoch    string    // for "epoch": the history the stream's seq numbers belong to
+	Ahead    bool      // for "epoch": Last-Event-ID was beyond the device's seq
 }
 
 // ErrStreamEnded is returned by Stream when the relay ended the stream for
@@ -33,7 +35,8 @@ var ErrStreamEnded = errors.New("relay ended the stream")
 // "replaced", "revoked", "deleted", "disabled" or "logged_out". lastEventID is the seq to resume after; "" asks
 // for the whole queue.
 //
-// If the connection drops, the relay answers 5xx, or it sends "shutdown",
+// If the connection drops, the relay answers 5xx, or it sends "shutdown"
+// or "rewound",
 // Stream reconnects by itself when reconnect is true, with backoff and the
 // Last-Event-ID of the last envelope received, so nothing is missed or
 // repeated. A 4xx answer ends it with the relay's error.
@@ -108,7 +111,7 @@ func (c *Client) Stream(ctx context.Context, lastEventID string, reconnect bool,
 			switch ev.Name {
 			case "replaced", "revoked", "deleted", "disabled", "logged_out":
 				halt(fmt.Errorf("%w: %s", ErrStreamEnded, ev.Name))
-			case "shutdown":
+			case "shutdown", "rewound":
 				if !reconnect {
 					halt(fmt.Errorf("%w: %s", ErrStreamEnded, ev.Name))
 				}
@@ -148,6 +151,16 @@ func decodeEvent(m *sse.Event) (Event, error) {
 			return ev, fmt.Errorf("relayclient: bad ready event: %w", err)
 		}
 		ev.Seq = d.Seq
+	case "epoch":
+		var d struct {
+			Epoch string
+			Seq   int64
+			Ahead bool
+		}
+		if err := json.Unmarshal(m.Data, &d); err != nil {
+			return ev, fmt.Errorf("relayclient: bad epoch event: %w", err)
+		}
+		ev.Epoch, ev.Seq, ev.Ahead = d.Epoch, d.Seq, d.Ahead
 	case "purged":
 		var d struct {
 			UpTo   int64

@@ -16,6 +16,7 @@ import (
 	"relay/audit"
 	"relay/deletion"
 	"relay/devices"
+	"relay/epoch"
 	"relay/hub"
 	"relay/migrations"
 	"relay/relay"
@@ -32,6 +33,7 @@ const adminUsage = `Usage:
   relay admin delete USERNAME --reason TEXT         delete the account as DELETE /api/account does
   relay admin sessions revoke USERNAME --reason TEXT  end every session of the account
   relay admin vacuum                                erase deleted rows from the table files
+  relay admin new-epoch --reason TEXT               after a restore: clients resynchronise
 
 Each command works on the relay's database directly (--database-url or
 $DATABASE_URL), never through the public API, and needs no password of
@@ -103,6 +105,17 @@ deleted rows (deleted accounts, ACKed envelopes) leave the table files
 and their indexes. Each table is locked while it is rewritten: sends and
 streams wait for that long. See docs/operations.md for what may still
 sit in the WAL and in backups.
+`},
+	{words: "new-epoch", change: true, run: (*admin).newEpoch, usage: `Usage: relay admin new-epoch --reason TEXT [--database-url URL]
+
+Starts a new epoch (ADR 0086). Run it after restoring the relay's
+database from any backup (docs/operations.md, "Backups and restores"):
+the devices' seq numbers may have gone back, and the clients must not
+trust the cursors they stored. Every open stream ends with event:
+rewound, on every relay instance; each client reconnects, sees the new
+epoch, and resynchronises: it keeps what it stored, recognises what it
+already has by id, and tells its user that messages sent while the
+backup was older than the database may be missing. Nothing is deleted.
 `},
 }
 
@@ -309,6 +322,29 @@ func (a *admin) revokeSessions(ctx context.Context, username string) error {
 	}
 	a.log.Info("sessions revoked", "username", username, "reason", a.reason, "sessions", n)
 	fmt.Fprintf(a.stdout, "ended %d sessions of %s; its devices must log in again\n", n, username)
+	return nil
+}
+
+func (a *admin) newEpoch(ctx context.Context, _ string) error {
+	old, err := epoch.Read(ctx, a.pool)
+	if err != nil {
+		return err
+	}
+	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+		if err := epoch.Renew(ctx, tx); err != nil {
+			return err
+		}
+		return hub.NotifyEpoch(ctx, tx)
+	})
+	if err != nil {
+		return err
+	}
+	now, err := epoch.Read(ctx, a.pool)
+	if err != nil {
+		return err
+	}
+	a.log.Info("new epoch", "reason", a.reason, "old", old.String(), "epoch", now.String())
+	fmt.Fprintf(a.stdout, "epoch %s replaced by %s: every stream ends with event: rewound, and clients resynchronise\n", old, now)
 	return nil
 }
 

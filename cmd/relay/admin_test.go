@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/oklog/ulid/v2"
 
+	"relay/epoch"
 	"relay/internal/testdb"
 	"relay/relayclient"
 )
@@ -40,7 +41,7 @@ func countRows(t *testing.T, pool *pgxpool.Pool, q string, args ...any) int {
 func TestAdminUsage(t *testing.T) {
 	db := testdb.New(t)
 	env := []string{"DATABASE_URL=" + db}
-	for _, words := range [][]string{{}, {"stats"}, {"disable"}, {"enable"}, {"delete"}, {"sessions", "revoke"}, {"vacuum"}} {
+	for _, words := range [][]string{{}, {"stats"}, {"disable"}, {"enable"}, {"delete"}, {"sessions", "revoke"}, {"vacuum"}, {"new-epoch"}} {
 		out, code := runBinary(t, env, append(append([]string{"admin"}, words...), "--help")...)
 		if code != 0 || !strings.Contains(out, "Usage") {
 			t.Errorf("admin %v --help: exit %d\n%s", words, code, out)
@@ -58,6 +59,8 @@ func TestAdminUsage(t *testing.T) {
 		{[]string{"admin", "disable", "Alice!", "--reason", "spam"}, "is not a username"},
 		{[]string{"admin", "enable", "alice", "bob", "--reason", "x"}, "takes one USERNAME"},
 		{[]string{"admin", "stats", "alice"}, "takes no argument"},
+		{[]string{"admin", "new-epoch"}, "needs --reason"},
+		{[]string{"admin", "new-epoch", "alice", "--reason", "x"}, "takes no argument"},
 		{[]string{"admin", "sessions", "revoke", "--reason", "x"}, "takes one USERNAME"},
 		{[]string{"admin", "delete", "alice", "--reason", "x", "--deleted-name-hold", "1s"}, "--deleted-name-hold must be at least"},
 		{[]string{"admin", "delete", "alice", "--reason", "x", "--bogus"}, "flag provided but not defined"},
@@ -78,6 +81,59 @@ func TestAdminUsage(t *testing.T) {
 			t.Errorf("%v: exit %d, want 1\n%s", args, code, out)
 		}
 	}
+}
+
+// TestAdminNewEpoch: relay admin new-epoch, run after a restore, starts a
+// new epoch, and every open stream, on every instance, ends at once with
+// event: rewound, so that its client reconnects and learns the epoch; a
+// new stream tells it. The log names the reason and both epochs.
+func TestAdminNewEpoch(t *testing.T) {
+	ps := instances(t, 2)
+	db := ps[0].db
+	env := []string{"DATABASE_URL=" + db}
+	ctx := context.Background()
+	alice := account(t, ps[0].url(), "alice", 2)
+	var fs []*follower
+	for i, p := range ps {
+		f := follow(at(alice[i], p))
+		defer f.cancel()
+		f.expect(t, "ready", 10*time.Second)
+		fs = append(fs, f)
+	}
+	before := readEpoch(t, db)
+
+	out, code := runBinary(t, env, "admin", "new-epoch", "--reason", "restored from last night's backup")
+	after := readEpoch(t, db)
+	if code != 0 || after == before || !strings.Contains(out, "epoch "+before+" replaced by "+after) {
+		t.Fatalf("new-epoch: exit %d, epoch %s then %s\n%s", code, before, after, out)
+	}
+	if !strings.Contains(out, `reason="restored from last night's backup"`) {
+		t.Errorf("the log lacks the reason:\n%s", out)
+	}
+	for _, f := range fs {
+		// Well under the 5 s catch-up interval: the notification.
+		f.expect(t, "rewound", 2*time.Second)
+	}
+	var got string
+	err := alice[0].Stream(ctx, "", false, func(e relayclient.Event) error {
+		if e.Name == "epoch" {
+			got = e.Epoch
+			return errors.New("seen")
+		}
+		return nil
+	})
+	if got != after {
+		t.Fatalf("a new stream told epoch %q (%v), want %s", got, err, after)
+	}
+}
+
+func readEpoch(t *testing.T, db string) string {
+	t.Helper()
+	p, err := epoch.Read(context.Background(), adminPool(t, db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.String()
 }
 
 // TestAdminDisableEnable: on a running relay, disabling alice ends her

@@ -74,7 +74,7 @@ func follow(c *relayclient.Client) *follower {
 	f := &follower{events: make(chan relayclient.Event, 1000), done: make(chan error, 1), cancel: cancel}
 	go func() {
 		f.done <- c.Stream(ctx, "", false, func(e relayclient.Event) error {
-			if e.Name != "ping" {
+			if e.Name != "ping" && e.Name != "epoch" {
 				f.events <- e
 			}
 			return nil

@@ -158,7 +158,7 @@ func TestBinaryServesAndDrainsOnSIGTERM(t *testing.T) {
 			return nil
 		})
 	}()
-	for _, want := range []string{"envelope", "ready"} {
+	for _, want := range []string{"epoch", "envelope", "ready"} {
 		select {
 		case got := <-events:
 			if got != want {

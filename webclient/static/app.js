@@ -82,6 +82,7 @@ const purgeTexts = {
   age: 'Some messages sent to this device were deleted by the relay before they arrived here: they waited longer than the relay keeps messages. Ask your contacts to send anything important again.',
   size: 'Some messages sent to this device were deleted by the relay before they arrived here: too many were waiting for this device. Ask your contacts to send anything important again.',
   gap: 'Some messages sent to this device never arrived here: the relay no longer had them when this device asked again. Ask your contacts to send anything important again.',
+  restored: 'Some messages sent to this device may be missing: the relay went back to an earlier copy of its data, and messages sent shortly before that may be lost. Ask your contacts to send anything important again.',
 };
 
 async function renderPurge() {

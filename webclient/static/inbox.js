@@ -108,6 +108,13 @@ export function openStream() {
     incoming.push({ kind: 'envelope', env: JSON.parse(e.data), src });
     processIncoming();
   });
+  // First on every stream: the history its seq numbers belong to.
+  src.addEventListener('epoch', (e) => {
+    alive();
+    const d = JSON.parse(e.data);
+    incoming.push({ kind: 'epoch', epoch: d.epoch, seq: d.seq, ahead: !!d.ahead, src });
+    processIncoming();
+  });
   src.addEventListener('ready', (e) => {
     alive();
     incoming.push({ kind: 'ready', seq: JSON.parse(e.data).seq, src });
@@ -144,6 +151,12 @@ export function openStream() {
     setConn('loggedout');
   });
   src.addEventListener('shutdown', () => {
+    setConn('down');
+    reconnect(500);
+  });
+  // The relay's history went back under this stream: the next one says
+  // which epoch it is in now, and this client resynchronises.
+  src.addEventListener('rewound', () => {
     setConn('down');
     reconnect(500);
   });
@@ -475,6 +488,7 @@ async function waitForLink(batch) {
       await notePurge(item.purge);
       continue;
     }
+    if (item.kind === 'epoch') continue; // nothing is stored yet
     const r = await decrypt(item.env);
     if (r.kind === 'linked') {
       await account.linked(r.privateKey);
@@ -484,16 +498,31 @@ async function waitForLink(batch) {
   }
 }
 
+// rewound says whether a stream's epoch event shows that the relay's
+// history went back under the cursor (docs/storage.md, "A history that
+// went back"): another epoch, or a head below the cursor, or a
+// Last-Event-ID the relay found ahead. A cursor without an epoch (stored
+// before relays told it) takes the first one it hears.
+function rewound(cursor, ev) {
+  if (ev.ahead) return true;
+  if (cursor.epoch && cursor.epoch !== ev.epoch) return true;
+  return cursor.lastSeq !== null && ev.seq < cursor.lastSeq;
+}
+
 async function processBatch(batch) {
   if (!account.isLinked()) return waitForLink(batch);
   const src = es;
   const cursor = (await store.getMeta('cursor')) || { lastSeq: 0 };
+  // null after a resync: no seq is known in this epoch, so the next one
+  // is neither a replay nor a gap, and ids tell what is new.
   let last = cursor.lastSeq;
+  let epoch = cursor.epoch;
   let ackTo = 0;
   let restart = false;
   const results = [];
   let readySeq = null;
   let lost = null; // a gap the relay could not fill
+  let noticed = false; // a notice was written for the page to show
   let rotated = false; // a rotated account key was adopted
   for (const item of batch) {
     if (item.src !== es) continue; // from a stream that was replaced
@@ -505,12 +534,24 @@ async function processBatch(batch) {
       await notePurge(item.purge); // first on the stream, before the replay
       continue;
     }
+    if (item.kind === 'epoch') {
+      if (rewound({ lastSeq: last, epoch }, item)) {
+        // Everything stored stays; what the relay replays is recognised
+        // by its id, and the person is told what may be missing.
+        await store.rewind(item.epoch, { upTo: 0, reason: 'restored', at: Date.now(), dismissed: false });
+        noticed = true;
+        last = null;
+        gapRetried = false;
+      }
+      epoch = item.epoch;
+      continue;
+    }
     const env = item.env;
-    if (env.seq <= last) {
+    if (last !== null && env.seq <= last) {
       ackTo = Math.max(ackTo, env.seq); // replayed again: known, ACK it
       continue;
     }
-    if (env.seq > last + 1) {
+    if (last !== null && env.seq > last + 1) {
       if (!gapRetried) {
         // A gap: never lose silently. Replay from the last stored seq:
         // nothing past it is ACKed, so the relay sends what it still has.
@@ -535,12 +576,15 @@ async function processBatch(batch) {
     ackTo = env.seq;
   }
 
+  // A resync that replayed nothing resumes at the relay's head.
+  if (last === null && readySeq !== null) last = readySeq;
   let changed = new Set();
-  let noticed = false;
   let receipts = false;
   let forged = [];
-  if (results.length || ackTo > cursor.lastSeq || lost) {
-    ({ changed, noticed, receipts, forged } = await store.storeBatch(results, Math.max(cursor.lastSeq, last), lost, account.me()));
+  if (results.length || last !== cursor.lastSeq || epoch !== cursor.epoch || lost) {
+    let kept;
+    ({ changed, noticed: kept, receipts, forged } = await store.storeBatch(results, { lastSeq: last, epoch }, lost, account.me()));
+    noticed = noticed || kept;
   }
   logForged(forged);
   // Strictly after the transaction completed, and only for the stream

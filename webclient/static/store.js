@@ -7,7 +7,9 @@
 // Stores:
 //   meta      {k, v}: 'account' {username, publicKey, privateKey|null},
 //                     'device' {id, publicKey, privateKey, name},
-//                     'cursor' {lastSeq}, 'purge' {upTo, reason, at, dismissed}
+//                     'cursor' {lastSeq, epoch}: lastSeq null after a
+//                     resync, until the next envelope or ready,
+//                     'purge' {upTo, reason, at, dismissed}
 //   messages  {id, chat, from, fromDevice, to, dir ('in'|'out'), text, ts,
 //              sort, status, error, seq, tries, body, bodyFor, waiting,
 //              undecryptable}; index 'chat' on [chat, sort]. body is the
@@ -307,6 +309,12 @@ export function setPurgeNotice(notice) {
   return putMeta([['purge', notice]]);
 }
 
+// rewind starts a resync (docs/storage.md, "A history that went back"): a
+// cursor of epoch that trusts no seq, and the notice, in one transaction.
+export function rewind(epoch, notice) {
+  return putMeta([['cursor', { lastSeq: null, epoch }], ['purge', notice]]);
+}
+
 // previewOf is what the chat list shows of a message.
 function previewOf(m) {
   if (m.waiting) return 'Waiting to decrypt…';
@@ -408,12 +416,12 @@ function chatCache(cs) {
 
 // storeBatch writes what a batch of envelopes decrypted to (messages,
 // sealed ones waiting to decrypt, read positions) together with the stream
-// cursor, in one transaction (ADR 0013): the caller ACKs only after it
+// cursor ({lastSeq, epoch}), in one transaction (ADR 0013): the caller ACKs only after it
 // resolved. A known message id changes nothing. A notice of envelopes the
 // relay no longer has ({upTo, reason}) is kept in the same transaction,
 // unless one as far already was. It returns the chats that changed and
 // whether the notice was kept.
-export async function storeBatch(results, lastSeq, notice, me) {
+export async function storeBatch(results, cursor, notice, me) {
   const changed = new Set();
   const t = await tx(['meta', 'messages', 'chats'], 'readwrite');
   const ms = t.objectStore('messages');
@@ -463,7 +471,7 @@ export async function storeBatch(results, lastSeq, notice, me) {
   for (const [chat, ids] of delivered) await queueReceipts(meta, chat, 'delivered', ids);
   await countIgnored(meta, 'forged', ignored.forged);
   await countIgnored(meta, 'invalid', ignored.invalid);
-  meta.put({ k: 'cursor', v: { lastSeq } });
+  meta.put({ k: 'cursor', v: cursor });
   let noticed = false;
   if (notice) {
     const seen = await req(meta.get('purge'));
