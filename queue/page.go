@@ -37,6 +37,12 @@ type Page struct {
 // to $3 rows, and stops after the row whose body brings the page's bodies
 // to $4 bytes: octet_length takes a stored body's size from its header,
 // so the bodies left out are neither read nor sent.
+//
+// The head bounds the rows outside the LIMIT: inside, a bound taken from
+// the device row makes PostgreSQL guess a few rows and sort the whole
+// queue instead of walking its index (measured: 19,900 rows read for a
+// page of 13). In one snapshot no row is above the head anyway, unless
+// someone set the head back.
 const pageSQL = `SELECT d.seq, d.purged_seq, d.purged_reason,
 		coalesce(q.seq, 0), coalesce(q.envelope_id, ''), coalesce(q.from_username, ''), coalesce(q.from_device, ''),
 		coalesce(q.to_username, ''), coalesce(q.ts, 0), coalesce(q.body, ''::bytea)
@@ -44,9 +50,9 @@ const pageSQL = `SELECT d.seq, d.purged_seq, d.purged_reason,
 	LEFT JOIN LATERAL (
 		SELECT seq, envelope_id, from_username, from_device, to_username, ts, body,
 			sum(octet_length(body)) OVER (ORDER BY seq) - octet_length(body) AS before
-		FROM queue WHERE device_id = d.id AND seq > $2 AND seq <= d.seq
+		FROM queue WHERE device_id = d.id AND seq > $2
 		ORDER BY seq LIMIT $3
-	) q ON q.before < $4
+	) q ON q.before < $4 AND q.seq <= d.seq
 	WHERE d.id = $1 AND d.revoked_at IS NULL
 	ORDER BY q.seq`
 

@@ -152,6 +152,59 @@ func TestPageBytesBound(t *testing.T) {
 	}
 }
 
+// TestPageBytesBoundExact: around the bound, byte by byte, a second
+// envelope is in the page exactly when the answer with it is within
+// maxPageBytes: the page is cut neither early nor late (a mistake in the
+// frame's size or a comma shows here, not in TestPageBytesBound).
+func TestPageBytesBoundExact(t *testing.T) {
+	const head = 99
+	second := func(idLen int) queue.Item {
+		return queue.Item{Seq: head, ID: strings.Repeat("I", idLen), From: "a", To: "b", Body: []byte("x")}
+	}
+	frame := len(written(t, &pageJSON{Envelopes: []json.RawMessage{}, Next: head, Head: head}))
+	probe, _ := json.Marshal(&queue.Item{Seq: head - 1, From: "a", To: "b"})
+	mid, _ := json.Marshal(ptr(second(100)))
+	// The first envelope's body makes the answer with both end near the
+	// bound when the second's id is 100 characters long.
+	base64Room := maxPageBytes - frame - len(probe) - 1 - len(mid)
+	first := queue.Item{Seq: head - 1, From: "a", To: "b", Body: make([]byte, base64Room/4*3)}
+	in, out := 0, 0
+	for idLen := 0; idLen <= 200; idLen++ {
+		p := queue.Page{State: queue.QueueState{Seq: head}, Items: []queue.Item{first, second(idLen)}}
+		page, err := buildPage(0, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(written(t, page)); n > maxPageBytes {
+			t.Fatalf("id of %d: the answer is %d bytes", idLen, n)
+		}
+		both := &pageJSON{Envelopes: []json.RawMessage{mustMarshal(t, &p.Items[0]), mustMarshal(t, &p.Items[1])}, Next: head, Head: head}
+		fits := len(written(t, both)) <= maxPageBytes
+		if got := len(page.Envelopes) == 2; got != fits {
+			t.Fatalf("id of %d: the second envelope is in the page: %v; the answer with it is %d bytes", idLen, got, len(written(t, both)))
+		}
+		if fits {
+			in++
+		} else {
+			out++
+		}
+	}
+	if in == 0 || out == 0 {
+		t.Fatalf("%d sizes fit, %d did not: the sweep missed the bound", in, out)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func mustMarshal(t *testing.T, v any) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // TestPageMoreAndNext: next is the head when the page holds everything up
 // to it, and the last envelope's seq when the page was cut, by the
 // database's limits (More) or by the answer's bound.
