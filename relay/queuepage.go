@@ -73,7 +73,7 @@ func (s *Server) queuePage(w http.ResponseWriter, r *http.Request, _ httprouter.
 	if after > p.State.Seq {
 		return cursorAhead(p.State.Seq)
 	}
-	page, err := buildPage(after, p)
+	page, err := buildPage(after, p, maxPageBytes)
 	if err != nil {
 		return err
 	}
@@ -82,9 +82,9 @@ func (s *Server) queuePage(w http.ResponseWriter, r *http.Request, _ httprouter.
 }
 
 // buildPage is the answer for page p read after after: as many of its
-// envelopes as fit in maxPageBytes, and at least one, each encoded as the
-// stream encodes it.
-func buildPage(after int64, p queue.Page) (*pageJSON, error) {
+// envelopes as fit in an answer of maxBytes, and at least one, each
+// encoded as the stream encodes it.
+func buildPage(after int64, p queue.Page, maxBytes int) (*pageJSON, error) {
 	page := &pageJSON{Envelopes: []json.RawMessage{}, Next: p.State.Seq, Head: p.State.Seq}
 	if after < p.State.PurgedSeq {
 		// As the stream's event: purged (docs/protocol.md): envelopes
@@ -97,7 +97,7 @@ func buildPage(after int64, p queue.Page) (*pageJSON, error) {
 	if err != nil {
 		return nil, err
 	}
-	room := maxPageBytes - len(frame) - 1
+	room := maxBytes - len(frame) - 1
 	more := p.More
 	for i := range p.Items {
 		b, err := json.Marshal(&p.Items[i])

@@ -122,7 +122,7 @@ func TestPageBytesBound(t *testing.T) {
 	for i := range 20 {
 		p.Items = append(p.Items, largestItem(head-20+int64(i)))
 	}
-	page, err := buildPage(0, p)
+	page, err := buildPage(0, p, maxPageBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,11 +153,12 @@ func TestPageBytesBound(t *testing.T) {
 }
 
 // TestPageBytesBoundExact: around the bound, byte by byte, a second
-// envelope is in the page exactly when the answer with it is within
-// maxPageBytes: the page is cut neither early nor late (a mistake in the
-// frame's size or a comma shows here, not in TestPageBytesBound).
+// envelope is in the page exactly when the answer with it is within the
+// bound: the page is cut neither early nor late (a mistake in the frame's
+// size or a comma shows here, not in TestPageBytesBound). The bound is
+// small, so that the sweep is quick; the arithmetic is the same.
 func TestPageBytesBoundExact(t *testing.T) {
-	const head = 99
+	const head, bound = 99, 4096
 	second := func(idLen int) queue.Item {
 		return queue.Item{Seq: head, ID: strings.Repeat("I", idLen), From: "a", To: "b", Body: []byte("x")}
 	}
@@ -166,20 +167,20 @@ func TestPageBytesBoundExact(t *testing.T) {
 	mid, _ := json.Marshal(ptr(second(100)))
 	// The first envelope's body makes the answer with both end near the
 	// bound when the second's id is 100 characters long.
-	base64Room := maxPageBytes - frame - len(probe) - 1 - len(mid)
+	base64Room := bound - frame - len(probe) - 1 - len(mid)
 	first := queue.Item{Seq: head - 1, From: "a", To: "b", Body: make([]byte, base64Room/4*3)}
 	in, out := 0, 0
 	for idLen := 0; idLen <= 200; idLen++ {
 		p := queue.Page{State: queue.QueueState{Seq: head}, Items: []queue.Item{first, second(idLen)}}
-		page, err := buildPage(0, p)
+		page, err := buildPage(0, p, bound)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := len(written(t, page)); n > maxPageBytes {
+		if n := len(written(t, page)); n > bound {
 			t.Fatalf("id of %d: the answer is %d bytes", idLen, n)
 		}
 		both := &pageJSON{Envelopes: []json.RawMessage{mustMarshal(t, &p.Items[0]), mustMarshal(t, &p.Items[1])}, Next: head, Head: head}
-		fits := len(written(t, both)) <= maxPageBytes
+		fits := len(written(t, both)) <= bound
 		if got := len(page.Envelopes) == 2; got != fits {
 			t.Fatalf("id of %d: the second envelope is in the page: %v; the answer with it is %d bytes", idLen, got, len(written(t, both)))
 		}
@@ -219,7 +220,7 @@ func TestPageMoreAndNext(t *testing.T) {
 		{"all", queue.Page{State: queue.QueueState{Seq: 9}, Items: []queue.Item{small(4), small(7)}}, 9},
 		{"cut by the database", queue.Page{State: queue.QueueState{Seq: 9}, Items: []queue.Item{small(4), small(7)}, More: true}, 7},
 	} {
-		page, err := buildPage(3, tc.p)
+		page, err := buildPage(3, tc.p, maxPageBytes)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -230,7 +231,7 @@ func TestPageMoreAndNext(t *testing.T) {
 	// The purge notice is the stream's: only for a cursor below the mark.
 	p := queue.Page{State: queue.QueueState{Seq: 9, PurgedSeq: 5, PurgedReason: queue.PurgeAge}}
 	for after, want := range map[int64]bool{0: true, 4: true, 5: false, 9: false} {
-		page, err := buildPage(after, p)
+		page, err := buildPage(after, p, maxPageBytes)
 		if err != nil {
 			t.Fatal(err)
 		}
