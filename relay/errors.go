@@ -46,6 +46,7 @@ const (
 	codeBadRecoveryBlob
 	codeBadRevokeList
 	codeBadPushSubscription
+	codeBadQuery
 	codeBadEnvelope
 	codeClockSkew
 	codeDeviceRequired
@@ -68,6 +69,7 @@ const (
 	codeUsernameTaken
 	codeUsernameHeld
 	codeTooManyDevices
+	codeCursorAhead
 	codeIDConflict
 	codeAccountDeleted
 	codeTooLarge
@@ -98,6 +100,7 @@ var codes = [numCodes]struct {
 	codeBadRecoveryBlob:     {"bad_recovery_blob", http.StatusBadRequest, fmt.Sprintf("a recovery blob is standard base64 of 1 to %d bytes", devices.MaxRecoveryBlob)},
 	codeBadRevokeList:       {"bad_revoke_list", http.StatusBadRequest, fmt.Sprintf("revoke lists at most %d device ids, and not the device speaking", devices.MaxRevoke)},
 	codeBadPushSubscription: {"bad_push_subscription", http.StatusBadRequest, "a push subscription is {\"endpoint\": an https URL, \"p256dh\" and \"auth\": unpadded base64url keys}"},
+	codeBadQuery:            {"bad_query", http.StatusBadRequest, "the query is not one this endpoint takes; see docs/protocol.md"},
 	codeBadEnvelope:         {"bad_envelope", http.StatusBadRequest, "the envelope is not of the shape POST /api/messages takes"},
 	codeClockSkew:           {"clock_skew", http.StatusBadRequest, "the time in the envelope id is too far from the server's time; check the device clock"},
 	codeDeviceRequired:      {"device_required", http.StatusBadRequest, "this request speaks as a device: send its id in the X-Device header"},
@@ -120,6 +123,7 @@ var codes = [numCodes]struct {
 	codeUsernameTaken:       {"username_taken", http.StatusConflict, "this username is already registered; choose another"},
 	codeUsernameHeld:        {"username_held", http.StatusConflict, "this username belonged to an account that was deleted, and is held back for a while so that nobody takes it over; choose another"},
 	codeTooManyDevices:      {"too_many_devices", http.StatusConflict, "this account already has the most devices allowed; revoke one it no longer uses first"},
+	codeCursorAhead:         {"cursor_ahead", http.StatusConflict, "the cursor is beyond the last seq this relay has given this device"},
 	codeIDConflict:          {"id_conflict", http.StatusConflict, "this envelope id was already used for a different envelope; send it with a new id"},
 	codeAccountDeleted:      {"account_deleted", http.StatusGone, "this account was deleted"},
 	codeTooLarge:            {"too_large", http.StatusRequestEntityTooLarge, "the request body is too large"},

@@ -416,6 +416,7 @@ func (s *Server) routes() *httprouter.Router {
 	route(http.MethodPost, "/api/messages", s.handle(s.send))
 	route(http.MethodPost, "/api/ack", s.handle(s.ack))
 	route(http.MethodGet, "/api/events", s.handle(s.events))
+	route(http.MethodGet, "/api/queue", s.handle(s.queuePage))
 	route(http.MethodGet, "/healthz", s.handle(s.healthz))
 	route(http.MethodGet, "/readyz", s.handle(s.readyz))
 	client := webclient.Handler()

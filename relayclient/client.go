@@ -29,6 +29,7 @@ type Error struct {
 	Message    string
 	RetryAfter time.Duration // rate_limited, too_many_attempts
 	ServerTime int64         // clock_skew: the server's Unix milliseconds
+	Head       int64         // cursor_ahead: the device's last seq on the relay
 }
 
 func (e *Error) Error() string {
@@ -52,7 +53,7 @@ type Client struct {
 	// Origin is sent on every non-GET request; NewClient sets it to the
 	// base URL, as a browser on the relay's own page would.
 	Origin string
-	// Device is the X-Device id used by Send, Ack and Stream.
+	// Device is the X-Device id used by Send, Ack, Stream and Fetch.
 	Device string
 	HTTP   *http.Client
 }
@@ -154,12 +155,13 @@ func readError(resp *http.Response) error {
 		Error      string `json:"error"`
 		Message    string `json:"message"`
 		ServerTime int64  `json:"serverTime"`
+		Head       int64  `json:"head"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&body); err != nil {
 		e.Code, e.Message = "http_error", resp.Status
 		return e
 	}
-	e.Code, e.Message, e.ServerTime = body.Error, body.Message, body.ServerTime
+	e.Code, e.Message, e.ServerTime, e.Head = body.Error, body.Message, body.ServerTime, body.Head
 	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
 		e.RetryAfter = time.Duration(s) * time.Second
 	}
