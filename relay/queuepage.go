@@ -10,6 +10,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"relay/epoch"
 	"relay/queue"
 )
 
@@ -37,8 +38,11 @@ type pageJSON struct {
 	Envelopes []json.RawMessage `json:"envelopes"`
 	// Next is the after of the next page; Next == Head: the page holds
 	// everything up to Head.
-	Next   int64       `json:"next"`
-	Head   int64       `json:"head"`
+	Next int64 `json:"next"`
+	Head int64 `json:"head"`
+	// Epoch is the history the page's seq numbers belong to, as the
+	// stream's event: epoch tells it (ADR 0086).
+	Epoch  string      `json:"epoch"`
 	Purged *purgedJSON `json:"purged,omitempty"`
 }
 
@@ -63,6 +67,12 @@ func (s *Server) queuePage(w http.ResponseWriter, r *http.Request, _ httprouter.
 	if err != nil {
 		return err
 	}
+	// Read before the page, as a stream reads it before it replays: a
+	// history that begins in between is told by the next page.
+	ep, err := epoch.Read(r.Context(), s.pool)
+	if err != nil {
+		return err
+	}
 	p, err := queue.ReadPage(r.Context(), s.pool, dev, after, limit, maxPageBodies)
 	if errors.Is(err, queue.ErrNoDevice) {
 		return errDeviceForbidden // revoked or deleted since the check
@@ -77,6 +87,7 @@ func (s *Server) queuePage(w http.ResponseWriter, r *http.Request, _ httprouter.
 	if err != nil {
 		return err
 	}
+	page.Epoch = ep.String()
 	writeJSON(w, http.StatusOK, page)
 	return nil
 }

@@ -391,3 +391,34 @@ func TestQueueFetchLeavesTheStreamAlone(t *testing.T) {
 		t.Fatalf("the first stream got %q after a second stream opened, want replaced", e.Name)
 	}
 }
+
+// TestQueueFetchTellsTheEpoch: a page names the history its seq numbers
+// belong to, the epoch the stream tells, and a new epoch (relay admin
+// new-epoch after a restore) shows on the next page, so that a client
+// that only fetches can see its cursor is no longer to be trusted.
+func TestQueueFetchTellsTheEpoch(t *testing.T) {
+	s := newTestServer(t)
+	ctx := context.Background()
+	alice := s.register(t, "alice", 1)
+	bob := s.register(t, "bob", 1)
+	s.send(t, alice.device(0), "bob", "x")
+	dev := bob.device(0)
+	f := follow(t, dev, "")
+	streamed := f.nextEpoch(t).Epoch
+	f.cancel()
+	p, err := dev.Fetch(ctx, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Epoch == "" || p.Epoch != streamed {
+		t.Fatalf("the page told epoch %q, the stream %q", p.Epoch, streamed)
+	}
+	s.newEpoch(t)
+	q, err := dev.Fetch(ctx, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Epoch == p.Epoch || q.Epoch != s.epoch(t) {
+		t.Fatalf("after a new epoch the page told %q (before %q, now %q)", q.Epoch, p.Epoch, s.epoch(t))
+	}
+}

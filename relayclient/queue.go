@@ -18,6 +18,10 @@ type Page struct {
 	// Head is the last seq the relay had given the device when it read
 	// the page: the stream's resume point (its event: ready).
 	Head int64 `json:"head"`
+	// Epoch is the history the seq numbers belong to (the stream's event:
+	// epoch). A page of another epoch than the client's cursor means the
+	// cursor cannot be trusted: read again from 0.
+	Epoch string `json:"epoch"`
 	// Purged, when set, is the stream's event: purged: envelopes after
 	// the cursor, up to Purged.UpTo, were deleted undelivered.
 	Purged *Purged `json:"purged"`
