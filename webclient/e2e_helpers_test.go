@@ -228,9 +228,16 @@ func (tb *tab) login(user string) string {
 	return eval[string](tb, `document.getElementById('link-code').textContent`)
 }
 
+// headerSettled is a condition: the connection bar above the header no
+// longer says "Connecting…". Until the stream is open it does, and its
+// going moves the header, Log out with it, up by its height: a click
+// aimed before lands below the button.
+const headerSettled = `(() => { const b = document.getElementById('conn-bar'); return b.hidden || b.dataset.state !== 'connecting'; })()`
+
 // logout presses Log out and confirms in the dialog, whatever it warns.
 func (tb *tab) logout() {
 	tb.t.Helper()
+	tb.waitFor("the header to stand still", headerSettled)
 	tb.do(chromedp.Click(chromedp.ID("logout")))
 	tb.waitFor("the logout dialog", `document.getElementById('leave-dialog') && document.getElementById('leave-dialog').open`)
 	tb.do(chromedp.Click(chromedp.ID("leave-confirm")))
