@@ -250,6 +250,15 @@ func (tb *tab) openChat(peer string) {
 	tb.waitFor("the chat with "+peer, `document.querySelector('.chat[data-chat=`+js(peer)+`] #chat-title') && document.getElementById('composer')`)
 }
 
+// waitKeyRecorded waits until this tab's client has recorded peer's key.
+// A chat renders before its key lookup ends: a test that changes the key
+// in the directory waits for the old one first, or the changed key could
+// be the first the client sees, and nothing would have changed for it.
+func (tb *tab) waitKeyRecorded(peer string) {
+	tb.t.Helper()
+	tb.waitFor(peer+"'s key recorded", `import('/store.js').then((s) => s.getChat(`+js(peer)+`)).then((c) => !!(c && c.publicKey))`)
+}
+
 // send types a message and presses Enter.
 func (tb *tab) send(text string) {
 	tb.t.Helper()
