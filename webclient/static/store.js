@@ -47,7 +47,7 @@ let dbp = null;
 // (a logout, the account's deletion). Any other open that would create it
 // is aborted: a read or a write still under way in some tab when this or
 // another tab deleted the database would otherwise bring it back, empty
-// or with rows of the account just erased.
+// or with rows of the account just erased (ADR 0089).
 export class NoDatabase extends Error {
   constructor() {
     super('This browser holds no account.');
