@@ -228,9 +228,16 @@ func (tb *tab) login(user string) string {
 	return eval[string](tb, `document.getElementById('link-code').textContent`)
 }
 
+// headerSettled is a condition: the connection bar above the header no
+// longer says "Connecting…". Until the stream is open it does, and its
+// going moves the header, Log out with it, up by its height: a click
+// aimed before lands below the button.
+const headerSettled = `(() => { const b = document.getElementById('conn-bar'); return b.hidden || b.dataset.state !== 'connecting'; })()`
+
 // logout presses Log out and confirms in the dialog, whatever it warns.
 func (tb *tab) logout() {
 	tb.t.Helper()
+	tb.waitFor("the header to stand still", headerSettled)
 	tb.do(chromedp.Click(chromedp.ID("logout")))
 	tb.waitFor("the logout dialog", `document.getElementById('leave-dialog') && document.getElementById('leave-dialog').open`)
 	tb.do(chromedp.Click(chromedp.ID("leave-confirm")))
@@ -241,6 +248,15 @@ func (tb *tab) openChat(peer string) {
 	eval[chromedp.Void](tb, `location.hash = '#/chat/' + `+js(peer))
 	// The chat shown before may still be on screen: wait for this one's.
 	tb.waitFor("the chat with "+peer, `document.querySelector('.chat[data-chat=`+js(peer)+`] #chat-title') && document.getElementById('composer')`)
+}
+
+// waitKeyRecorded waits until this tab's client has recorded peer's key.
+// A chat renders before its key lookup ends: a test that changes the key
+// in the directory waits for the old one first, or the changed key could
+// be the first the client sees, and nothing would have changed for it.
+func (tb *tab) waitKeyRecorded(peer string) {
+	tb.t.Helper()
+	tb.waitFor(peer+"'s key recorded", `import('/store.js').then((s) => s.getChat(`+js(peer)+`)).then((c) => !!(c && c.publicKey))`)
 }
 
 // send types a message and presses Enter.

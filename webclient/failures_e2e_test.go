@@ -211,6 +211,7 @@ func TestNoConnectionBar(t *testing.T) {
 func TestKeyChangeWarning(t *testing.T) {
 	r, alice, _ := aliceAndBob(t, uncachedDirectory)
 	alice.openChat("bob")
+	alice.waitKeyRecorded("bob")
 	if eval[bool](alice, `!!document.getElementById('key-warning')`) {
 		t.Fatal("a warning before any change")
 	}

@@ -210,15 +210,7 @@ func TestMessageUnderAChangedKeyOpens(t *testing.T) {
 	_, alice := r.newProfile(t)
 	alice.register("alice")
 	alice.openChat("bob")
-	// The chat renders before its key lookup ends: wait until alice's
-	// client has recorded bob's old key, or the change below could be
-	// the first key it sees.
-	for deadline := time.Now().Add(20 * time.Second); !eval[bool](alice, `import('/store.js').then(s => s.getChat('bob')).then(c => !!(c && c.publicKey))`); {
-		if time.Now().After(deadline) {
-			t.Fatal("alice's client never recorded bob's key")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	alice.waitKeyRecorded("bob")
 	if eval[bool](alice, `!!document.getElementById('key-warning')`) {
 		t.Fatal("a key warning before any change")
 	}

@@ -138,6 +138,36 @@ func TestDeleteAccountFlow(t *testing.T) {
 	bob.waitFor("the composer back on", `!document.getElementById('composer').disabled`)
 }
 
+// TestLogoutAsksOnce: the logout dialog opens once the relay has said
+// whether this is the last device. Log out pressed again meanwhile (a
+// slow relay, an impatient person) joins the first press: the relay is
+// asked once and one dialog opens, which Cancel closes.
+func TestLogoutAsksOnce(t *testing.T) {
+	r := startRelay(t)
+	_, alice := r.newProfile(t)
+	alice.register("alice")
+	// Both presses in one task: no answer can come between them.
+	asked := eval[int](alice, `(() => {
+  const real = window.fetch;
+  let asked = 0;
+  window.fetch = (url, ...rest) => { if (String(url).startsWith('/api/devices')) asked++; return real(url, ...rest); };
+  const b = document.getElementById('logout');
+  b.click();
+  b.click();
+  window.fetch = real;
+  return asked;
+})()`)
+	if asked != 1 {
+		t.Fatalf("two presses of Log out asked the relay %d times for the devices, want once", asked)
+	}
+	alice.waitFor("the logout dialog", `document.getElementById('leave-dialog') && document.getElementById('leave-dialog').open`)
+	alice.do(chromedp.Click(chromedp.CSS("#leave-dialog .dialog-cancel")))
+	alice.waitFor("no dialog left", `!document.querySelector('dialog')`)
+	if eval[bool](alice, `import('/sync.js').then((s) => s.me() !== 'alice')`) {
+		t.Fatal("Cancel logged out")
+	}
+}
+
 // bobDevice is the one device bob has.
 func bobDevice(t *testing.T, r *liveRelay) string {
 	t.Helper()

@@ -72,6 +72,8 @@ func linkedDevice(t *testing.T, r *liveRelay, laptop *tab, user string) *tab {
 	laptop.waitFor("the new device in the list", `document.querySelector(`+js(btn)+`)`)
 	laptop.do(chromedp.Click(chromedp.CSS(btn)))
 	phone.waitFor("the new device to be linked", `document.getElementById('new-chat-username')`)
+	// Linked, the phone starts its stream over: its page moves until open.
+	phone.waitFor("the new device's stream", headerSettled)
 	eval[chromedp.Void](laptop, `location.hash = '#/chats'`)
 	laptop.waitFor("the chat list", `document.getElementById('new-chat-username')`)
 	return phone

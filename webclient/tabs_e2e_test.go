@@ -102,3 +102,43 @@ func TestRevokedDeviceCannotType(t *testing.T) {
 	}
 	fitsWidths(alice, "revoked")
 }
+
+// TestErasedStaysErased: this browser's database exists from the start
+// of an account here to its logout or deletion, and nothing else creates
+// it. A browser that never held an account has none. After a logout in
+// one of two tabs, what a screen or a module in either tab was still
+// reading or writing then (done here by hand, once the tab shows the
+// login) fails instead of bringing the database back, empty or with a row
+// of the account just erased.
+func TestErasedStaysErased(t *testing.T) {
+	r := startRelay(t)
+	p := browser.New(t)
+	first := r.openTab(t, p.Ctx)
+	first.waitFor("the first screen", `document.getElementById('auth-username')`)
+	if dbs := databases(first); len(dbs) != 0 {
+		t.Errorf("a browser that never held an account has the databases %v", dbs)
+	}
+	first.register("alice")
+	secondCtx, _ := p.NewTab(t)
+	second := r.openTab(t, secondCtx)
+	second.waitFor("the second tab's chat list", `document.getElementById('new-chat-username')`)
+
+	first.logout()
+	for _, tb := range []*tab{first, second} {
+		tb.waitFor("the login screen", `document.getElementById('auth-username') && document.getElementById('nav').hidden`)
+		got := eval[[]string](tb, `import('/store.js').then((s) => Promise.allSettled([s.getChats(), s.setPurgeNotice({ upTo: 1, reason: 'age', at: 0, dismissed: false })]))
+  .then((rs) => rs.map((r) => r.status === 'rejected' ? r.reason.name : 'done'))`)
+		if len(got) != 2 || got[0] != "NoDatabase" || got[1] != "NoDatabase" {
+			t.Errorf("a read and a write after the logout: %v, want both refused (NoDatabase)", got)
+		}
+		if dbs := databases(tb); len(dbs) != 0 {
+			t.Errorf("after the logout this browser has the databases %v", dbs)
+		}
+	}
+}
+
+// databases lists the names of the IndexedDB databases of tab's profile.
+func databases(tb *tab) []string {
+	tb.t.Helper()
+	return eval[[]string](tb, `indexedDB.databases().then((ds) => ds.map((d) => d.name))`)
+}

@@ -1229,8 +1229,17 @@ async function confirmLeave(kind, name) {
 }
 
 // leave logs out after confirmLeave: the device is revoked, the session
-// ended and this browser's storage deleted (sync.logout).
-async function leave(kind, name) {
+// ended and this browser's storage deleted (sync.logout). The dialog opens
+// only once the relay has said whether this is the last device: a second
+// press meanwhile joins the first instead of opening a second dialog.
+let leaving = null;
+
+function leave(kind, name) {
+  if (!leaving) leaving = leaveOnce(kind, name).finally(() => { leaving = null; });
+  return leaving;
+}
+
+async function leaveOnce(kind, name) {
   const choice = await confirmLeave(kind, name);
   if (choice === 'recovery') location.hash = '#/settings';
   if (choice !== 'leave') return;

@@ -237,6 +237,9 @@ function processIncoming() {
         await processBatch(batch);
       }
     } catch (e) {
+      // A logout or the account's deletion erased the store under the
+      // batch: there is no stream to come back to.
+      if (e instanceof store.NoDatabase) return;
       console.error('sync: processing failed', e);
       reconnect();
     } finally {

@@ -44,11 +44,33 @@ const NAME = 'relay';
 const VERSION = 1;
 let dbp = null;
 
-function openDB() {
+// NoDatabase: this profile has no database, so nothing to read or write.
+// Only startDevice creates it (a new account here); clearAll deletes it
+// (a logout, the account's deletion). Any other open that would create it
+// is aborted: a read or a write still under way in some tab when this or
+// another tab deleted the database would otherwise bring it back, empty
+// or with rows of the account just erased (ADR 0089).
+export class NoDatabase extends Error {
+  constructor() {
+    super('This browser holds no account.');
+    this.name = 'NoDatabase';
+  }
+}
+
+function openDB(create = false) {
+  // An open without create may still be settling: a missing database
+  // is created once it has failed.
+  if (create && dbp) return dbp.catch(() => openDB(true));
   if (!dbp) {
+    let missing = false;
     dbp = new Promise((resolve, reject) => {
       const req = indexedDB.open(NAME, VERSION);
-      req.onupgradeneeded = () => {
+      req.onupgradeneeded = (ev) => {
+        if (ev.oldVersion === 0 && !create) {
+          missing = true;
+          req.transaction.abort(); // the new, empty database goes with it
+          return;
+        }
         const db = req.result;
         db.createObjectStore('meta', { keyPath: 'k' });
         const m = db.createObjectStore('messages', { keyPath: 'id' });
@@ -69,7 +91,7 @@ function openDB() {
         };
         resolve(db);
       };
-      req.onerror = () => reject(req.error);
+      req.onerror = () => reject(missing ? new NoDatabase() : req.error);
     });
     const p = dbp;
     p.catch(() => {
@@ -94,8 +116,8 @@ function req(r) {
   });
 }
 
-async function tx(stores, mode = 'readonly') {
-  const db = await openDB();
+async function tx(stores, mode = 'readonly', create = false) {
+  const db = await openDB(create);
   return db.transaction(stores, mode);
 }
 
@@ -152,8 +174,16 @@ function sameBytes(a, b) {
 
 // ---- reads ----
 
+// getMeta is undefined where there is no database: a profile that holds
+// no account has none of its records.
 export async function getMeta(k) {
-  const t = await tx(['meta']);
+  let t;
+  try {
+    t = await tx(['meta']);
+  } catch (e) {
+    if (e instanceof NoDatabase) return undefined;
+    throw e;
+  }
   const r = await req(t.objectStore('meta').get(k));
   return r ? r.v : undefined;
 }
@@ -267,8 +297,8 @@ export async function pendingMessages(chat) {
 
 // ---- writes: the only ones ----
 
-async function putMeta(pairs) {
-  const t = await tx(['meta'], 'readwrite');
+async function putMeta(pairs, create = false) {
+  const t = await tx(['meta'], 'readwrite', create);
   for (const [k, v] of pairs) t.objectStore('meta').put({ k, v });
   await done(t);
 }
@@ -293,10 +323,10 @@ export async function clearAll() {
 }
 
 // startDevice records this profile's account and device, with a stream
-// cursor at the start.
+// cursor at the start. It alone creates the database.
 export function startDevice(account, device) {
   rememberAccount();
-  return putMeta([['account', account], ['device', device], ['cursor', { lastSeq: 0 }]]);
+  return putMeta([['account', account], ['device', device], ['cursor', { lastSeq: 0 }]], true);
 }
 
 // setAccount records the account again: once linked, with its key.
