@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
+
+	"relay/relayclient"
 )
 
 // BenchmarkAckRequest is one POST /api/ack through the handler, deleting
@@ -13,7 +15,8 @@ import (
 // DELETEs the Acker groups (ADR 0070). "lookup" checks the session with
 // a query each time (the session cache off), "cached" from memory (ADR
 // 0072). BenchmarkAuthenticateDevice in package devices is the query
-// alone. Run it with a fixed count, say -benchtime=2000x: every ACK needs
+// alone. "epoch" sends the cursor's epoch with each ACK, which the
+// relay checks with one more read (ADR 0090). Run it with a fixed count, say -benchtime=2000x: every ACK needs
 // an envelope queued before the clock starts.
 func BenchmarkAckRequest(b *testing.B) {
 	for _, bc := range []struct {
@@ -28,12 +31,13 @@ func BenchmarkAckRequest(b *testing.B) {
 			} else {
 				opts = append(opts, withoutSessionCache())
 			}
-			b.Run(name, func(b *testing.B) { benchmarkAck(b, bc.devices, opts) })
+			b.Run(name, func(b *testing.B) { benchmarkAck(b, bc.devices, opts, false) })
 		}
+		b.Run(bc.name+"/cached/epoch", func(b *testing.B) { benchmarkAck(b, bc.devices, []option{withRate(1_000_000)}, true) })
 	}
 }
 
-func benchmarkAck(b *testing.B, devices int, opts []option) {
+func benchmarkAck(b *testing.B, devices int, opts []option, withEpoch bool) {
 	s := newTestServer(b, opts...)
 	alice := s.register(b, "alice", 1)
 	bob := s.register(b, "bob", devices)
@@ -42,12 +46,17 @@ func benchmarkAck(b *testing.B, devices int, opts []option) {
 		s.send(b, from, "bob", "x")
 	}
 	ctx := context.Background()
+	ack := func(c *relayclient.Client, upTo int64) error { return c.Ack(ctx, upTo) }
+	if withEpoch {
+		ep := s.epoch(b)
+		ack = func(c *relayclient.Client, upTo int64) error { return c.AckEpoch(ctx, upTo, ep) }
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	if devices == 1 {
 		c := bob.device(0)
 		for i := range b.N {
-			if err := c.Ack(ctx, int64(i+1)); err != nil {
+			if err := ack(c, int64(i+1)); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -60,7 +69,7 @@ func benchmarkAck(b *testing.B, devices int, opts []option) {
 		var seq int64
 		for pb.Next() {
 			seq++
-			if err := c.Ack(ctx, seq); err != nil {
+			if err := ack(c, seq); err != nil {
 				b.Error(err)
 				return
 			}

@@ -26,8 +26,8 @@ func (f *follower) nextEpoch(t *testing.T) relayclient.Event {
 	}
 }
 
-// readEpoch is the database's epoch now.
-func (s *testServer) epoch(t *testing.T) string {
+// epoch is the database's epoch now.
+func (s *testServer) epoch(t testing.TB) string {
 	t.Helper()
 	p, err := epoch.Read(context.Background(), s.Pool)
 	if err != nil {

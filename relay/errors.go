@@ -70,6 +70,7 @@ const (
 	codeUsernameHeld
 	codeTooManyDevices
 	codeCursorAhead
+	codeEpochChanged
 	codeIDConflict
 	codeAccountDeleted
 	codeTooLarge
@@ -124,6 +125,7 @@ var codes = [numCodes]struct {
 	codeUsernameHeld:        {"username_held", http.StatusConflict, "this username belonged to an account that was deleted, and is held back for a while so that nobody takes it over; choose another"},
 	codeTooManyDevices:      {"too_many_devices", http.StatusConflict, "this account already has the most devices allowed; revoke one it no longer uses first"},
 	codeCursorAhead:         {"cursor_ahead", http.StatusConflict, "the cursor is beyond the last seq this relay has given this device"},
+	codeEpochChanged:        {"epoch_changed", http.StatusConflict, "the ACK names another history of this device's queue than the relay's (its database was restored or failed over); nothing was deleted: open the stream again and resynchronise"},
 	codeIDConflict:          {"id_conflict", http.StatusConflict, "this envelope id was already used for a different envelope; send it with a new id"},
 	codeAccountDeleted:      {"account_deleted", http.StatusGone, "this account was deleted"},
 	codeTooLarge:            {"too_large", http.StatusRequestEntityTooLarge, "the request body is too large"},

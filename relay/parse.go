@@ -28,23 +28,37 @@ func parseLastEventID(v string, head int64) (last int64, ahead bool, err error) 
 	return n, false, nil
 }
 
-// parseAck reads the body of POST /api/ack: {"upTo": seq}, decoded like
-// every JSON body (decodeJSON). The range check against the device's head is
-// queue.Ack's.
-func parseAck(data []byte) (int64, error) {
+// maxAckEpoch bounds the epoch an ACK names. The relay's are 16 hex
+// digits; clients compare them for equality only, so the relay does too,
+// and any other string is simply not the current epoch.
+const maxAckEpoch = 64
+
+// parseAck reads the body of POST /api/ack: {"upTo": seq, "epoch": "…"},
+// decoded like every JSON body (decodeJSON). epoch is optional ("" when
+// absent): the history the client's cursor belongs to (ADR 0090). The
+// range check against the device's head is queue.Ack's, the epoch's the
+// handler's.
+func parseAck(data []byte) (upTo int64, epoch string, err error) {
 	var body struct {
-		UpTo *int64 `json:"upTo"`
+		UpTo  *int64  `json:"upTo"`
+		Epoch *string `json:"epoch"`
 	}
 	if err := decodeJSON(data, &body); err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	if body.UpTo == nil {
-		return 0, codeBadAck.errorf("upTo (the last seq to delete) is required")
+		return 0, "", codeBadAck.errorf("upTo (the last seq to delete) is required")
 	}
 	if *body.UpTo < 0 {
-		return 0, codeBadAck.errorf("upTo must not be negative")
+		return 0, "", codeBadAck.errorf("upTo must not be negative")
 	}
-	return *body.UpTo, nil
+	if body.Epoch != nil {
+		if *body.Epoch == "" || len(*body.Epoch) > maxAckEpoch {
+			return 0, "", codeBadAck.errorf("epoch, when given, is the one the stream or GET /api/queue told (1 to %d bytes)", maxAckEpoch)
+		}
+		epoch = *body.Epoch
+	}
+	return *body.UpTo, epoch, nil
 }
 
 // parseRecoveryBlob decodes a recovery blob from the wire: standard padded

@@ -68,19 +68,30 @@ func FuzzParseLastEventID(f *testing.F) {
 }
 
 func TestParseAck(t *testing.T) {
+	long := strings.Repeat("a", maxAckEpoch)
 	for _, tc := range []struct {
-		in   string
-		want int64
-		code string
+		in    string
+		want  int64
+		epoch string
+		code  string
 	}{
-		{`{"upTo": 5}`, 5, ""}, {`{"upTo": 0}`, 0, ""},
-		{`{}`, 0, "bad_ack"}, {`{"upTo": null}`, 0, "bad_ack"}, {`{"upTo": -2}`, 0, "bad_ack"},
-		{`{"upTo": "5"}`, 0, "bad_json"}, {`{"upTo": 1.5}`, 0, "bad_json"}, {`{"upTo": 1e30}`, 0, "bad_json"},
-		{`[`, 0, "bad_json"}, {``, 0, "bad_json"},
+		{`{"upTo": 5}`, 5, "", ""}, {`{"upTo": 0}`, 0, "", ""},
+		{`{}`, 0, "", "bad_ack"}, {`{"upTo": null}`, 0, "", "bad_ack"}, {`{"upTo": -2}`, 0, "", "bad_ack"},
+		{`{"upTo": "5"}`, 0, "", "bad_json"}, {`{"upTo": 1.5}`, 0, "", "bad_json"}, {`{"upTo": 1e30}`, 0, "", "bad_json"},
+		{`[`, 0, "", "bad_json"}, {``, 0, "", "bad_json"},
 		// I-JSON (ADR 0022), which encoding/json alone lets through
-		{`{"upTo": 1, "upTo": 2}`, 0, "bad_json"}, {"{\"upTo\": 1, \"x\": \"\xff\"}", 0, "bad_json"},
+		{`{"upTo": 1, "upTo": 2}`, 0, "", "bad_json"}, {"{\"upTo\": 1, \"x\": \"\xff\"}", 0, "", "bad_json"},
+		// the epoch the cursor belongs to (ADR 0090): optional, any
+		// string the relay could have told, compared for equality only
+		{`{"upTo": 5, "epoch": "0123456789abcdef"}`, 5, "0123456789abcdef", ""},
+		{`{"upTo": 5, "epoch": "` + long + `"}`, 5, long, ""},
+		{`{"upTo": 5, "epoch": null}`, 5, "", ""},
+		{`{"upTo": 5, "epoch": ""}`, 0, "", "bad_ack"},
+		{`{"upTo": 5, "epoch": "` + long + `a"}`, 0, "", "bad_ack"},
+		{`{"upTo": 5, "epoch": 7}`, 0, "", "bad_json"},
+		{`{"upTo": 5, "epoch": "a", "epoch": "b"}`, 0, "", "bad_json"},
 	} {
-		got, err := parseAck([]byte(tc.in))
+		got, ep, err := parseAck([]byte(tc.in))
 		var ae *apiError
 		code := ""
 		if errors.As(err, &ae) {
@@ -88,23 +99,25 @@ func TestParseAck(t *testing.T) {
 		} else if err != nil {
 			t.Errorf("parseAck(%s): untyped error %v", tc.in, err)
 		}
-		if got != tc.want || code != tc.code {
-			t.Errorf("parseAck(%s) = %d, %q; want %d, %q", tc.in, got, code, tc.want, tc.code)
+		if got != tc.want || ep != tc.epoch || code != tc.code {
+			t.Errorf("parseAck(%s) = %d, %q, %q; want %d, %q, %q", tc.in, got, ep, code, tc.want, tc.epoch, tc.code)
 		}
 	}
 }
 
 // FuzzParseAck: the ACK body goes through decodeJSON like every other
 // body, so a refusal is bad_json exactly when decodeJSON refuses it, and
-// bad_ack otherwise.
+// bad_ack otherwise; what passes is the body's upTo and epoch.
 func FuzzParseAck(f *testing.F) {
-	for _, s := range []string{`{"upTo": 5}`, `{}`, `{"upTo": -1}`, `{"upTo": "5"}`, `[`, `{"upTo": 1, "upTo": 2}`, "{\"upTo\": 1, \"x\": \"\xff\"}"} {
+	for _, s := range []string{`{"upTo": 5}`, `{}`, `{"upTo": -1}`, `{"upTo": "5"}`, `[`, `{"upTo": 1, "upTo": 2}`, "{\"upTo\": 1, \"x\": \"\xff\"}",
+		`{"upTo": 5, "epoch": "0123456789abcdef"}`, `{"upTo": 5, "epoch": ""}`, `{"upTo": 5, "epoch": null}`, `{"upTo": 5, "epoch": 1}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		n, err := parseAck(data)
+		n, ep, err := parseAck(data)
 		var shape struct {
-			UpTo *int64 `json:"upTo"`
+			UpTo  *int64  `json:"upTo"`
+			Epoch *string `json:"epoch"`
 		}
 		decodeErr := decodeJSON(data, &shape)
 		if err != nil {
@@ -126,6 +139,12 @@ func FuzzParseAck(f *testing.F) {
 		}
 		if decodeErr != nil || n < 0 || *shape.UpTo != n {
 			t.Fatalf("%q: accepted upTo %d", data, n)
+		}
+		switch {
+		case shape.Epoch == nil && ep != "":
+			t.Fatalf("%q: epoch %q from a body without one", data, ep)
+		case shape.Epoch != nil && (ep != *shape.Epoch || ep == "" || len(ep) > maxAckEpoch):
+			t.Fatalf("%q: accepted epoch %q", data, ep)
 		}
 	})
 }

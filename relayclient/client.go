@@ -30,6 +30,7 @@ type Error struct {
 	RetryAfter time.Duration // rate_limited, too_many_attempts
 	ServerTime int64         // clock_skew: the server's Unix milliseconds
 	Head       int64         // cursor_ahead: the device's last seq on the relay
+	Epoch      string        // epoch_changed: the relay's epoch now
 }
 
 func (e *Error) Error() string {
@@ -156,12 +157,13 @@ func readError(resp *http.Response) error {
 		Message    string `json:"message"`
 		ServerTime int64  `json:"serverTime"`
 		Head       int64  `json:"head"`
+		Epoch      string `json:"epoch"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&body); err != nil {
 		e.Code, e.Message = "http_error", resp.Status
 		return e
 	}
-	e.Code, e.Message, e.ServerTime, e.Head = body.Error, body.Message, body.ServerTime, body.Head
+	e.Code, e.Message, e.ServerTime, e.Head, e.Epoch = body.Error, body.Message, body.ServerTime, body.Head, body.Epoch
 	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
 		e.RetryAfter = time.Duration(s) * time.Second
 	}
@@ -299,4 +301,12 @@ func (c *Client) SendReceipt(ctx context.Context, id, to string, body []byte) (A
 // Ack deletes c.Device's queued envelopes up to and including seq upTo.
 func (c *Client) Ack(ctx context.Context, upTo int64) error {
 	return c.Do(ctx, http.MethodPost, "/api/ack", map[string]int64{"upTo": upTo}, nil)
+}
+
+// AckEpoch is Ack for a cursor of the given epoch (the one the stream or
+// the queue page told): when the relay's epoch is another, it deletes
+// nothing and answers epoch_changed, whose Error carries the epoch now
+// (docs/protocol.md, "A history that went back").
+func (c *Client) AckEpoch(ctx context.Context, upTo int64, epoch string) error {
+	return c.Do(ctx, http.MethodPost, "/api/ack", map[string]any{"upTo": upTo, "epoch": epoch}, nil)
 }
