@@ -177,3 +177,40 @@ func waitDB(t *testing.T, what string, cond func() bool) {
 	}
 	t.Fatalf("timed out waiting for %s", what)
 }
+
+// TestAckOfAnOldEpoch: the relay fails over to a replica that had not
+// received bob's last envelopes (his seq goes back, the epoch changes, and
+// nobody tells the relay), and bob's stream runs on before any check ends
+// it. Alice's next messages take seq numbers bob has passed, so his stream
+// skips them, until one takes a seq past his cursor: bob stores it and
+// ACKs up to it, which in the new history covers the two he never saw.
+// The ACK names bob's epoch, so the relay deletes nothing and answers
+// epoch_changed; bob resynchronises, stores the two, and is told. A client
+// whose ACK names no epoch deletes them unseen.
+func TestAckOfAnOldEpoch(t *testing.T) {
+	// No catch-up check within the test: the window before it is the case.
+	r, alice, bob := aliceAndBob(t, func(c *relay.Config) { c.CatchUp = time.Hour })
+	bob.openChat("alice")
+	bobDevice := bob.deviceID()
+	alice.openChat("bob")
+	for _, m := range []string{"one", "two", "three"} {
+		alice.send(m)
+		bob.waitMessage(m)
+	}
+	bob.waitFor("bob's cursor at the head", cursorAt(r.count(`SELECT seq FROM devices WHERE id = $1`, bobDevice)))
+	waitDB(t, "bob's queue empty", func() bool { return r.queued(bobDevice) == 0 })
+	// The failover: a new timeline, unannounced (here the token, in SQL),
+	// and a seq that lost its last two commits.
+	execDB(t, r, `UPDATE devices SET seq = 1 WHERE id = $1`, bobDevice)
+	execDB(t, r, `UPDATE relay_epoch SET token = 'promoted'`)
+	for i, m := range []string{"four", "five", "six"} {
+		alice.send(m)
+		alice.waitFor(m+" sent", fmt.Sprintf(`document.querySelectorAll('#messages .msg.out[data-status="sent"]').length === %d`, 4+i))
+	}
+	for _, m := range []string{"four", "five", "six"} {
+		bob.waitMessage(m)
+	}
+	bob.waitFor("the restored notice", restoredNotice)
+	waitDB(t, "bob ACKed the new history", func() bool { return r.queued(bobDevice) == 0 })
+	checkOnce(t, bob, "alice", "one", "two", "three", "four", "five", "six")
+}

@@ -66,7 +66,8 @@ export const send = (id, to, body) => call('POST', '/api/messages', { id, to, bo
 export const sendReceipt = (id, to, body) => call('POST', '/api/messages', { id, to, body, kind: 'receipt' });
 // ack confirms everything up to upTo. keepalive lets it outlive the page,
 // for the ACK sent as the page is hidden or closed (ADR 0074).
-export const ack = (upTo, keepalive = false) => call('POST', '/api/ack', { upTo }, keepalive);
+export const ack = (upTo, epoch, keepalive = false) =>
+  call('POST', '/api/ack', epoch ? { upTo, epoch } : { upTo }, keepalive);
 export const putRecovery = (blob) => call('PUT', '/api/recovery', { blob });
 export const getRecovery = () => call('GET', '/api/recovery');
 export const reportLinked = (id) => call('PATCH', '/api/devices/' + encodeURIComponent(id), { linked: true });

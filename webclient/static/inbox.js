@@ -46,6 +46,7 @@ let retryDelay = RETRY_FIRST;
 let retrying = null; // the pass of retryWaiting under way
 let retryAgain = false; // asked again while it ran
 let ackSeq = 0; // the highest seq written and not yet ACKed; 0: none
+let ackEpoch = null; // the epoch ackSeq belongs to (ADR 0090)
 let lastAckAt = -Infinity; // performance.now() when the last ACK was sent
 let ackTimer = null; // the one ACK scheduled, if any
 
@@ -592,7 +593,7 @@ async function processBatch(batch) {
   logForged(forged);
   // Strictly after the transaction completed, and only for the stream
   // still open: a replaced or stopped one replays what it did not ACK.
-  if (ackTo > 0 && src === es) ackWritten(ackTo);
+  if (ackTo > 0 && src === es) ackWritten(ackTo, epoch);
   if (changed.size) notify({ type: 'changed', chats: [...changed] });
   if (noticed) notify({ type: 'purge' });
   if (receipts) flushReceipts();
@@ -612,11 +613,14 @@ async function processBatch(batch) {
   }
 }
 
-// ackWritten is told the highest seq of a batch just written: it ACKs at
-// once if no ACK went in the last ACK_INTERVAL_MS, else the one ACK
-// scheduled for then covers it (ADR 0074).
-function ackWritten(seq) {
+// ackWritten is told the highest seq of a batch just written, and the
+// epoch its cursor is in: it ACKs at once if no ACK went in the last
+// ACK_INTERVAL_MS, else the one ACK scheduled for then covers it (ADR
+// 0074). One stream has one epoch, and a new stream cancels what was
+// scheduled, so ackSeq never mixes seq numbers of two histories.
+function ackWritten(seq, epoch) {
   ackSeq = Math.max(ackSeq, seq);
+  ackEpoch = epoch;
   if (ackTimer !== null) return;
   const wait = lastAckAt + ACK_INTERVAL_MS - performance.now();
   if (wait <= 0) {
@@ -629,15 +633,25 @@ function ackWritten(seq) {
   }, wait);
 }
 
-// sendAck sends the ACK of what waits for one. A failed ACK is not tried
-// again by itself: the next one covers it, and what a lost ACK leaves in
-// the queue is replayed and recognised by its seq.
+// sendAck sends the ACK of what waits for one, with the epoch of its
+// seq numbers. A failed ACK is not tried again by itself: the next one
+// covers it, and what a lost ACK leaves in the queue is replayed and
+// recognised by its seq. epoch_changed means the relay's history went back
+// under this stream before its catch-up check ended it (a failover, a
+// restore): the relay deleted nothing, and the client resynchronises as on
+// event: rewound, the next stream's epoch event showing the new history.
 function sendAck(keepalive) {
   const upTo = ackSeq;
   if (!upTo) return;
+  const src = es;
   ackSeq = 0;
   lastAckAt = performance.now();
-  api.ack(upTo, keepalive).catch((e) => {
+  api.ack(upTo, ackEpoch, keepalive).catch((e) => {
+    if (e.code === 'epoch_changed' && src !== null && src === es) {
+      setConn('down');
+      reconnect(500);
+      return;
+    }
     console.warn('sync: ack failed; the envelopes will be replayed and recognised', e.code);
   });
 }
