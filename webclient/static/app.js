@@ -8,6 +8,7 @@ import * as sync from './sync.js';
 import * as api from './api.js';
 import { reactionsOf } from './records.js';
 import * as time from './time.js';
+import { watchSeen } from './seen.js';
 
 const view = document.getElementById('view');
 const nav = document.getElementById('nav');
@@ -518,6 +519,7 @@ async function chatsScreen() {
   d.split.dataset.open = 'list';
   renderListPane(d, data);
   if (!d.chatPane.querySelector('.chat-empty')) {
+    if (chatDom) chatDom.seen.stop();
     chatDom = null;
     d.chatPane.replaceChildren(el('div', { class: 'chat-empty' }, el('p', {}, 'Choose a chat, or start a new one with a username.')));
   }
@@ -863,18 +865,29 @@ function nearBottom(list) {
   return list.scrollHeight - list.scrollTop - list.clientHeight < 40;
 }
 
-function toBottom() {
-  chatDom.list.scrollTop = chatDom.list.scrollHeight;
-  chatDom.unseen = 0;
+// renderJump shows the "New messages ↓" button while unread messages wait
+// below the visible part of the chat, with how many.
+function renderJump() {
+  const { count } = chatDom.seen.below();
+  chatDom.jump.hidden = !count;
+  chatDom.jump.querySelector('.count').textContent = String(count);
+}
+
+// jumpToNew brings the first unread message below the view to its top,
+// so that the next ones follow as the person reads on; with none, the
+// newest.
+function jumpToNew() {
+  const { first } = chatDom.seen.below();
+  if (first) chatDom.list.scrollTop = first.offsetTop - 8;
+  else chatDom.list.scrollTop = chatDom.list.scrollHeight;
   renderJump();
 }
 
-// renderJump shows the "New messages ↓" button while messages that
-// arrived are below the visible part of the chat.
-function renderJump() {
-  const { jump, unseen } = chatDom;
-  jump.hidden = !unseen;
-  jump.querySelector('.count').textContent = String(unseen);
+// watchChat follows what of the open chat is read: the unread messages
+// that the screen shows are marked seen (seen.js).
+function watchChat(msgs, ch) {
+  chatDom.seen.update(msgs.filter((m) => store.isUnread(m, ch)).map((m) => m.id));
+  renderJump();
 }
 
 // announce reads new incoming messages out through the live region, and
@@ -994,8 +1007,7 @@ async function chatScreen(username, opening) {
     newDividerAt = null;
     if (ch && ch.unread) {
       const msgs = await store.getMessages(username);
-      const pos = store.readPosition(ch);
-      const first = msgs.find((m) => store.isUnread(m, pos));
+      const first = msgs.find((m) => store.isUnread(m, ch));
       newDividerAt = first ? first.id : null;
     }
   }
@@ -1024,13 +1036,16 @@ async function chatScreen(username, opening) {
     chatDom.warning.replaceChildren(warning);
     const newIn = added.filter((r) => r.msg.dir === 'in').map((r) => r.msg);
     const sentHere = added.some((r) => r.msg.dir === 'out' && chatDom.sending);
-    if (sentHere) chatDom.sending = false;
-    announce(newIn);
-    if (atBottom || sentHere) toBottom();
-    else if (newIn.length) {
-      chatDom.unseen += newIn.length;
-      renderJump();
+    if (sentHere) {
+      chatDom.sending = false;
+      // A reply answers what was new: the divider has done its work.
+      newDividerAt = null;
+      const divider = list.querySelector('.new-divider');
+      if (divider) divider.remove();
     }
+    announce(newIn);
+    if (atBottom || sentHere) list.scrollTop = list.scrollHeight;
+    watchChat(msgs, ch);
     if (ch && JSON.stringify([ch.verified, !!ch.publicKey]) !== chatDom.infoSig) {
       chatDom.infoSig = JSON.stringify([ch.verified, !!ch.publicKey]);
       if (!ch.verified) chatDom.code = null; // a new key has a new code
@@ -1044,13 +1059,10 @@ async function chatScreen(username, opening) {
 
   const list = el('ol', { class: 'messages plain', id: 'messages', 'aria-label': 'Messages', tabindex: '0' });
   placeRows(list, rows);
-  const jump = el('button', { type: 'button', id: 'jump-new', class: 'jump-new', hidden: true, onclick: () => toBottom() },
+  const jump = el('button', { type: 'button', id: 'jump-new', class: 'jump-new', hidden: true, onclick: () => jumpToNew() },
     'New messages ', el('span', { class: 'count' }), ' ↓');
   list.addEventListener('scroll', () => {
-    if (chatDom && chatDom.unseen && nearBottom(list)) {
-      chatDom.unseen = 0;
-      renderJump();
-    }
+    if (chatDom && chatDom.list === list) renderJump();
   });
   const warningSlot = el('div', { class: 'warning-slot' }, warning);
   const text = el('textarea', { id: 'composer', 'data-chat': username, 'aria-label': `Message to ${chatName(username)}`, placeholder: 'Write a message', rows: 1, maxlength: 16000, enterkeyhint: 'send', 'aria-describedby': 'composer-hint composer-note' });
@@ -1136,7 +1148,9 @@ async function chatScreen(username, opening) {
     el('div', { class: 'composer' }, text, sendBtn),
     el('p', { id: 'composer-hint', class: 'sr-only' }, 'Enter sends, Shift+Enter makes a new line, the up arrow in an empty composer edits your last message.'));
   d.chatPane.replaceChildren(section);
-  chatDom = { username, list, warning: warningSlot, text, sendBtn, note, info, infoBtn, badge, jump, modeBar, mode: null, lastOwn: lastOwnOf(shownList, me), unseen: 0, sending: false, code: null, infoSig: JSON.stringify([ch && ch.verified, !!(ch && ch.publicKey)]) };
+  if (chatDom) chatDom.seen.stop();
+  const seen = watchSeen(list, (ids) => sync.markSeen(username, ids));
+  chatDom = { username, list, seen, warning: warningSlot, text, sendBtn, note, info, infoBtn, badge, jump, modeBar, mode: null, lastOwn: lastOwnOf(shownList, me), sending: false, code: null, infoSig: JSON.stringify([ch && ch.verified, !!(ch && ch.publicKey)]) };
   infoPanel(username, ch);
   renderChatHead(username, ch);
   renderComposer();
@@ -1144,6 +1158,7 @@ async function chatScreen(username, opening) {
   const divider = list.querySelector('.new-divider');
   if (divider) list.scrollTop = divider.offsetTop - 8;
   else list.scrollTop = list.scrollHeight;
+  watchChat(msgs, ch);
   text.focus({ preventScroll: true });
 }
 
@@ -1759,11 +1774,9 @@ async function route() {
   }
   const h = location.hash || '#/chats';
   const m = h.match(/^#\/chat\/([a-z0-9_]{3,32})$/);
-  if (openChatName && (!m || m[1] !== openChatName)) {
-    // Leaving a chat: what it showed has been seen. Not awaited: routing
-    // decides synchronously, so that the newest hash always wins.
-    sync.markRead(openChatName);
-  }
+  // Leaving a chat: what it shows now was seen, measured before the next
+  // screen changes the page.
+  if (chatDom && (!m || m[1] !== chatDom.username)) chatDom.seen.flush();
   if (m) {
     const opening = !current || current.name !== 'chat' || current.arg !== m[1];
     current = { name: 'chat', arg: m[1] };
@@ -1823,6 +1836,7 @@ function loggedOut(why) {
   rotateNote = null;
   current = null;
   openChatName = null;
+  if (chatDom) chatDom.seen.stop();
   chatDom = null;
   listDom = null;
   chatStop = null;
@@ -1852,11 +1866,8 @@ sync.subscribe(async (ev) => {
   if (ev.type === 'changed') {
     if (!current) return;
     if (current.name === 'chat') {
-      const chat = current.arg;
-      if (ev.chats.includes(chat) && document.visibilityState === 'visible') await sync.markRead(chat);
-      // The person may have left the chat while markRead ran. The list
-      // beside the chat follows the other chats' changes too.
-      if (current.name === 'chat' && current.arg === chat) chatScreen(chat, false);
+      // The list beside the chat follows the other chats' changes too.
+      chatScreen(current.arg, false);
     } else if (current.name === 'chats') {
       chatsScreen();
     } else {
@@ -1865,8 +1876,9 @@ sync.subscribe(async (ev) => {
   }
 });
 
+// A tab that becomes visible reads what its open chat shows.
 document.addEventListener('visibilitychange', () => {
-  if (document.visibilityState === 'visible' && openChatName) sync.markRead(openChatName);
+  if (document.visibilityState === 'visible' && chatDom) chatDom.seen.flush();
 });
 
 // booted: this profile's account (or that it has none) was read from

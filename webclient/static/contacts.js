@@ -6,7 +6,6 @@ import * as api from './api.js';
 import * as c from './crypto.js';
 import * as account from './account.js';
 import { notify } from './election.js';
-import { markRead } from './readstate.js';
 
 // refreshKey fetches the contact's key from the directory and records it.
 // A key that changed is a new account key, or someone in the middle: it is
@@ -32,8 +31,8 @@ export function isDeleted(username) {
   return deleted.has(username);
 }
 
-// openChat refreshes the contact's key from the directory and records the
-// chat as read on all own devices.
+// openChat refreshes the contact's key from the directory. Opening a chat
+// reads nothing: what is read is what the screen shows (readpos.js).
 export async function openChat(username) {
   try {
     await refreshKey(username);
@@ -46,7 +45,6 @@ export async function openChat(username) {
     const ch = e.code === 'network' ? await store.getChat(username) : null;
     if (!ch || !ch.publicKey) return { error: e };
   }
-  await markRead(username);
   return { chat: await store.getChat(username) };
 }
 

@@ -338,7 +338,7 @@ function interpret(record, base, self) {
     case 'text':
       return { kind: 'message', msg: { ...base, text: r.text, replyTo: r.replyTo } };
     case 'read':
-      return self ? { kind: 'read', chat: r.chat, upTo: r.upTo, sort: r.sort, v: r.v } : { kind: 'skip' };
+      return self ? { kind: 'read', chat: r.chat, upTo: r.upTo, sort: r.sort, v: r.v, base: r.base, ids: r.ids } : { kind: 'skip' };
     case 'edit':
     case 'delete':
     case 'reaction':

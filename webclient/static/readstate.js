@@ -1,10 +1,9 @@
 // readstate.js: read positions, shared with the account's other devices
 // as encrypted read records to the account itself (ADR 0015, refined by
-// ADR 0041). A position is an order key of the chat {sort, id} and a
-// version v that only "Mark as unread" raises. Records that arrive are
-// applied by the inbox, in the batch's transaction; records this device
-// made are kept by the store and sent by the stream owner until the relay
-// accepts them.
+// ADRs 0041 and 0091). What a position means, and what is unread, is
+// readpos.js's. Records that arrive are applied by the inbox, in the
+// batch's transaction; records this device made are kept by the store and
+// sent by the stream owner until the relay accepts them.
 
 import * as store from './store.js';
 import * as api from './api.js';
@@ -33,14 +32,14 @@ function kick() {
   else post({ type: 'reads' });
 }
 
-// markRead moves the chat's read position forward to its newest incoming
-// message, by the chat's order, and has it sent to the other devices.
-export async function markRead(username) {
-  const msgs = await store.getMessages(username); // in the chat's order
-  // A message still waiting to decrypt has not been read.
-  const lastIn = msgs.filter((m) => m.dir === 'in' && !m.waiting).pop();
-  const pos = lastIn ? { sort: lastIn.sort, id: lastIn.id } : null;
-  const { advanced, touched, receipted } = await store.setReadPosition(username, pos);
+// markSeen reads the messages ids of chat username: they were on this
+// device's screen, in a visible tab (the chat screen watches what is in
+// view). The position moves to the newest of them and a late one is read
+// itself (readpos.js); the change is sent to the other devices, and a read
+// receipt to the other person.
+export async function markSeen(username, ids) {
+  if (!ids.length) return;
+  const { advanced, touched, receipted } = await store.markSeen(username, ids);
   if (touched) notify({ type: 'changed', chats: [username] });
   if (advanced) kick();
   if (receipted) kickReceipts();
@@ -53,8 +52,10 @@ export async function markUnread(username, id) {
   const msgs = await store.getMessages(username);
   const i = msgs.findIndex((m) => m.id === id);
   if (i < 0) return;
+  // Just before the message: the one before it, or, for the first this
+  // device holds, its own sort with the least id.
   const prev = msgs[i - 1];
-  await store.markUnread(username, prev ? { sort: prev.sort, id: prev.id } : { sort: 0, id: '' });
+  await store.markUnread(username, prev ? { sort: prev.sort, id: prev.id } : { sort: msgs[i].sort, id: '' });
   notify({ type: 'changed', chats: [username] });
   kick();
 }

@@ -54,7 +54,8 @@ function invalid(reason) {
 // parseRecord checks a decrypted record and returns it with only the fields
 // of its type: {type: 'text', text, replyTo}, {type: 'edit', target, text},
 // {type: 'delete', target}, {type: 'reaction', target, emoji, on},
-// {type: 'receipt', status, ids}, {type: 'read', chat, upTo, sort, v};
+// {type: 'receipt', status, ids}, {type: 'read', chat, upTo, sort, v,
+// base?, ids?};
 // {type: 'unknown', name} for a type this client does not know, and
 // {type: 'invalid', reason} for a known type with a missing or bad field.
 export function parseRecord(r) {
@@ -84,11 +85,23 @@ export function parseRecord(r) {
     }
     case 'read': {
       // A record of an older client has no sort and no v: the store takes
-      // the sort of the message it names, and v is 0.
+      // the sort of the message it names, and v is 0. base and ids are
+      // newer still (ADR 0091): without them, nothing was undone and no
+      // late message was seen.
       if (typeof r.chat !== 'string' || typeof r.upTo !== 'string') return invalid('chat or upTo');
       const sort = Number.isSafeInteger(r.sort) && r.sort >= 0 ? r.sort : null;
       const v = Number.isSafeInteger(r.v) && r.v >= 0 ? r.v : 0;
-      return { type: 'read', chat: r.chat, upTo: r.upTo, sort, v };
+      const out = { type: 'read', chat: r.chat, upTo: r.upTo, sort, v };
+      if (r.base !== undefined) {
+        const b = r.base;
+        if (!b || typeof b !== 'object' || !Number.isSafeInteger(b.sort) || b.sort < 0 || typeof b.id !== 'string') return invalid('base');
+        out.base = { sort: b.sort, id: b.id };
+      }
+      if (r.ids !== undefined) {
+        if (!Array.isArray(r.ids) || r.ids.length > MAX_IDS || !r.ids.every(isId)) return invalid('ids');
+        out.ids = [...new Set(r.ids)];
+      }
+      return out;
     }
     default:
       return { type: 'unknown', name: r.type };

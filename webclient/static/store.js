@@ -16,13 +16,17 @@
 //              sealed envelope in base64: of an outgoing message until its
 //              202, of a received one that is waiting to decrypt or
 //              undecryptable, for good.
-//   chats     {username, lastTs, preview, lastOut, unread, read,
-//              publicKey, keyChanged, verified}; read is the read position
-//              {sort, id, v}; lastOut: the preview is of a message sent
-//              from the account; verified: the person marked the safety
-//              code of publicKey as compared, on this device
-//   meta 'reads' {chat: {chat, upTo, sort, v}}: read records not yet
-//              accepted by the relay, the newest position of each chat
+//   chats     {username, lastTs, preview, lastOut, unread, read, late,
+//              readThere, readAhead, publicKey, keyChanged, verified};
+//              read is the read position {sort, id, v, base}, late the
+//              ids behind it still unread, readThere the last position
+//              taken from another device, readAhead ids read on another
+//              device and not here yet (readpos.js); lastOut: the preview
+//              is of a message sent from the account; verified: the person
+//              marked the safety code of publicKey as compared, here
+//   meta 'reads' {chat: {chat, upTo, sort, v, base, ids}}: read records
+//              not yet accepted by the relay, the newest position of each
+//              chat with the late ids seen since the last one sent
 //   meta 'receipts' {chat: {delivered: [ids], read: [ids]}}: receipts to
 //              send to the chat's other person, not yet accepted
 //   meta 'prefs' {readReceipts}: this device's settings
@@ -39,6 +43,7 @@
 import { ulidTime } from './ulid.js';
 import { after } from './order.js';
 import * as records from './records.js';
+import { readPosition, supersedes, isUnread, countUnread, arrive, see, setSeen, unreadFrom, applyRead, recordOf } from './readpos.js';
 
 const NAME = 'relay';
 const VERSION = 1;
@@ -132,34 +137,8 @@ function newChat(username) {
 // sort (the relay's ts), ties by id.
 export { after };
 
-// readPosition is the chat's read position {sort, id, v}: everything up to
-// and including the order key {sort, id} is read. v counts the times it
-// was moved back ("Mark as unread").
-export function readPosition(ch) {
-  if (ch && ch.read) return ch.read;
-  // A chat stored before positions had an order key: its id's time.
-  if (ch && ch.readUpTo) return { sort: ulidTime(ch.readUpTo), id: ch.readUpTo, v: 0 };
-  return { sort: 0, id: '', v: 0 };
-}
-
-// supersedes reports whether position a wins over b: a higher v, or the
-// same v and later in the order. Every device keeps the winner of what it
-// has seen, so all converge whatever order the records arrive in.
-export function supersedes(a, b) {
-  return a.v !== b.v ? a.v > b.v : after(a, b);
-}
-
-// isUnread reports whether message m is unread at position pos. A message
-// waiting to decrypt is not unread yet: it counts when it opens.
-// Only new messages count: not records, not what is deleted or cannot be
-// read by this version.
-export function isUnread(m, pos) {
-  return m.dir === 'in' && !m.waiting && !m.kind && !m.unknown && !m.deleted && !m.hidden && after(m, pos);
-}
-
-function countUnread(msgs, pos) {
-  return msgs.filter((m) => isUnread(m, pos)).length;
-}
+// The read positions themselves are readpos.js's (pure functions).
+export { readPosition, supersedes, isUnread };
 
 async function chatMessages(ms, chat) {
   const range = IDBKeyRange.bound([chat, -Infinity], [chat, Infinity]);
@@ -404,7 +383,7 @@ async function applyRecord(ms, getChat, rec, ctx, changed) {
       const ch = await getChat(ctx.chat);
       const msgs = (await chatMessages(ms, ctx.chat)).map((m) => (m.id === target.id ? target : m));
       refreshPreview(ch, msgs);
-      if (rec.type === 'delete') ch.unread = countUnread(msgs, readPosition(ch));
+      if (rec.type === 'delete') ch.unread = countUnread(msgs, ch);
     }
   }
   return outcome;
@@ -425,7 +404,7 @@ function addToChat(ch, m, pub) {
     ch.preview = previewOf(m);
     ch.lastOut = m.dir === 'out';
   }
-  if (isUnread(m, readPosition(ch))) ch.unread = (ch.unread || 0) + 1;
+  arrive(ch, m);
 }
 
 // chatCache reads each chat of a transaction's store cs once: getChat(u)
@@ -488,13 +467,7 @@ export async function storeBatch(results, cursor, notice, me) {
         const m = r.upTo && (await req(ms.get(r.upTo)));
         sort = m ? m.sort : r.upTo ? ulidTime(r.upTo) : 0;
       }
-      const pos = { sort, id: r.upTo, v: r.v };
-      if (supersedes(pos, readPosition(ch))) {
-        ch.read = pos;
-        delete ch.readUpTo;
-        ch.unread = countUnread(await chatMessages(ms, r.chat), pos);
-        changed.add(r.chat);
-      }
+      if (applyRead(ch, await chatMessages(ms, r.chat), { ...r, sort })) changed.add(r.chat);
     }
   }
   putChats();
@@ -655,7 +628,7 @@ export async function hideMessage(id) {
     if (ch) {
       const msgs = (await chatMessages(ms, m.chat)).map((x) => (x.id === id ? m : x));
       refreshPreview(ch, msgs);
-      ch.unread = countUnread(msgs, readPosition(ch));
+      ch.unread = countUnread(msgs, ch);
       cs.put(ch);
     }
   }
@@ -737,64 +710,61 @@ export async function setVerified(username, on) {
   return !!(ch && ch.publicKey);
 }
 
-// moveReadPosition sets the chat's read position to pos, recounts its
-// unread messages and keeps the read record to send until the relay has
-// accepted it (readRecordSent), in one transaction. A newer position of a
-// chat replaces its unsent older one. decide(ch, cur) returns the new
-// position, or null to move nothing.
+// moveReadPosition changes the chat's read position by decide(ch, msgs),
+// which changes ch and returns the late ids seen, or null when nothing
+// changed; it recounts the unread messages and keeps the read record to
+// send until the relay has accepted it (readRecordSent), in one
+// transaction. A newer position of a chat replaces its unsent older one,
+// and the late ids of both are sent together. With receipts, the messages
+// of the other person that became read get a read receipt, if this device
+// sends them (docs/crypto.md, "Records").
 async function moveReadPosition(username, decide, receipts = false) {
   const t = await tx(['meta', 'messages', 'chats'], 'readwrite');
   const cs = t.objectStore('chats');
   const meta = t.objectStore('meta');
   const ch = await req(cs.get(username));
   let advanced = false;
-  let touched = false;
   let receipted = false;
   if (ch) {
-    const before = readPosition(ch);
-    const pos = decide(before);
     const msgs = await chatMessages(t.objectStore('messages'), username);
-    if (pos && receipts && after(pos, before)) {
-      // Read receipts, if this device sends them: the messages of the
-      // other person the position passed (docs/crypto.md, "Records").
+    const before = new Set(msgs.filter((m) => isUnread(m, ch)).map((m) => m.id));
+    const lateSeen = decide(ch, msgs);
+    if (lateSeen) {
+      advanced = true;
+      cs.put(ch);
+      const out = ((await req(meta.get('reads'))) || { v: {} }).v;
+      out[username] = recordOf(username, ch, out[username], lateSeen);
+      meta.put({ k: 'reads', v: out });
       const p = { readReceipts: true, ...(((await req(meta.get('prefs'))) || {}).v || {}) };
-      const ids = msgs.filter((m) => m.dir === 'in' && m.from === username && !m.kind && !m.waiting && !m.undecryptable && !m.unknown && !m.deleted && after(m, before) && !after(m, pos)).map((m) => m.id);
-      if (p.readReceipts && ids.length) {
+      const ids = msgs.filter((m) => before.has(m.id) && !isUnread(m, ch) && m.from === username && !m.undecryptable).map((m) => m.id);
+      if (receipts && p.readReceipts && ids.length) {
         await queueReceipts(meta, username, 'read', ids);
         receipted = true;
       }
     }
-    if (pos) {
-      ch.read = pos;
-      delete ch.readUpTo;
-      advanced = true;
-      const out = ((await req(meta.get('reads'))) || { v: {} }).v;
-      out[username] = { chat: username, upTo: pos.id, sort: pos.sort, v: pos.v };
-      meta.put({ k: 'reads', v: out });
-    }
-    const unread = countUnread(msgs, readPosition(ch));
-    if (advanced || unread !== (ch.unread || 0)) {
-      ch.unread = unread;
-      cs.put(ch);
-      touched = true;
-    }
   }
   await done(t);
-  return { advanced, touched, receipted };
+  return { advanced, touched: advanced, receipted };
 }
 
-// setReadPosition moves the chat's read position forward to pos {sort, id},
-// never back. It returns whether the chat changed and whether the position
-// moved.
-export function setReadPosition(username, pos) {
-  return moveReadPosition(username, (cur) => (pos && after(pos, cur) ? { sort: pos.sort, id: pos.id, v: cur.v } : null), true);
+// markSeen reads the messages ids of the chat, seen on this device's
+// screen (readpos.js): the position moves to the newest of them, a late
+// one is read itself. It returns whether the chat changed.
+export function markSeen(username, ids) {
+  return moveReadPosition(username, (ch, msgs) => {
+    const d = see(ch, msgs, ids);
+    return setSeen(ch, msgs, d) ? d.lateSeen : null;
+  }, true);
 }
 
 // markUnread moves the chat's read position back to pos {sort, id}, with a
 // higher v, so that the account's other devices take it over a later
 // position they hold.
 export function markUnread(username, pos) {
-  return moveReadPosition(username, (cur) => ({ sort: pos.sort, id: pos.id, v: cur.v + 1 }));
+  return moveReadPosition(username, (ch, msgs) => {
+    unreadFrom(ch, msgs, pos);
+    return [];
+  });
 }
 
 // readRecordSent forgets a read record the relay accepted, unless a newer
@@ -804,7 +774,7 @@ export async function readRecordSent(rec) {
   const meta = t.objectStore('meta');
   const out = ((await req(meta.get('reads'))) || { v: {} }).v;
   const cur = out[rec.chat];
-  if (cur && cur.upTo === rec.upTo && cur.sort === rec.sort && cur.v === rec.v) {
+  if (cur && JSON.stringify(cur) === JSON.stringify(rec)) {
     delete out[rec.chat];
     meta.put({ k: 'reads', v: out });
   }

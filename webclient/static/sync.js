@@ -24,7 +24,7 @@ export { me, isLinked, isRevoked, currentDevice, load, registerAccount, loginAcc
 export { connection, streaming, purgeNotice, dismissPurgeNotice } from './inbox.js';
 export { sendText, retry, flushOutbox, editMessage, deleteForEveryone, react, discard } from './outbox.js';
 export { deleteForMe, setReadReceipts, readReceipts } from './conversation.js';
-export { markRead, markUnread } from './readstate.js';
+export { markSeen, markUnread } from './readstate.js';
 export { openChat, acceptKey, safetyCode, setVerified, isDeleted } from './contacts.js';
 export { state as notificationState, enable as enableNotifications, disable as disableNotifications } from './notifications.js';
 export { install as installShell } from './shell.js';
