@@ -92,7 +92,10 @@ func TestHiddenTabReadsNothing(t *testing.T) {
 	eval[chromedp.Void](alice, `Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' }); document.dispatchEvent(new Event('visibilitychange'))`)
 	bob.send("while you were away")
 	alice.waitMessage("while you were away")
-	bob.waitFor("delivered", `document.querySelector('#messages .msg.out[data-tick="delivered"]')`)
+	bob.waitFor("a receipt", `document.querySelector('#messages .msg.out[data-tick="delivered"], #messages .msg.out[data-tick="read"]')`)
+	if got := eval[string](bob, `document.querySelector('#messages .msg.out').dataset.tick`); got != "delivered" {
+		t.Fatalf("bob's message shows %q while alice's tab is hidden, want delivered", got)
+	}
 	if n := unreadStored(alice, "bob"); n != 1 {
 		t.Fatalf("a hidden tab counts %d unread, want 1", n)
 	}
