@@ -27,12 +27,13 @@ const (
 )
 
 // jsonValue is what the record rules look at of a member: its kind, a
-// string's value or a number as written, and an array's elements (kinds
-// and values only, one level down).
+// string's value or a number as written, and an array's elements or an
+// object's members (kinds and values only, one level down).
 type jsonValue struct {
-	kind  jsonKind
-	str   string
-	elems []jsonValue
+	kind    jsonKind
+	str     string
+	elems   []jsonValue
+	members map[string]jsonValue
 }
 
 // parseObject reads b, which must be valid UTF-8, as one JSON object of at
@@ -79,8 +80,10 @@ func withinDepth(b []byte) bool {
 }
 
 // valueOf reads one value that json.Unmarshal has checked; an array's
-// elements are read too when elems is set.
-func valueOf(r json.RawMessage, elems bool) jsonValue {
+// elements or an object's members are read too when inner is set, an
+// object's as parseObject reads the record's (the last of a name given
+// twice).
+func valueOf(r json.RawMessage, inner bool) jsonValue {
 	r = bytes.TrimSpace(r)
 	switch r[0] {
 	case '"':
@@ -94,10 +97,19 @@ func valueOf(r json.RawMessage, elems bool) jsonValue {
 	case 'n':
 		return jsonValue{kind: jsonNull}
 	case '{':
-		return jsonValue{kind: jsonObject}
+		v := jsonValue{kind: jsonObject}
+		if inner {
+			var o map[string]json.RawMessage
+			_ = json.Unmarshal(r, &o)
+			v.members = make(map[string]jsonValue, len(o))
+			for name, m := range o {
+				v.members[name] = valueOf(m, false)
+			}
+		}
+		return v
 	case '[':
 		v := jsonValue{kind: jsonArray}
-		if elems {
+		if inner {
 			var a []json.RawMessage
 			_ = json.Unmarshal(r, &a)
 			for _, e := range a {

@@ -43,7 +43,7 @@ const (
 // Limits of docs/crypto.md "Records", the same as records.js.
 const (
 	MaxText       = 16000 // UTF-16 code units of a text
-	MaxIDs        = 100   // ids of a receipt
+	MaxIDs        = 100   // ids of a receipt or of a read position
 	MaxEmojiBytes = 32    // UTF-8 bytes of a reaction's emoji
 )
 
@@ -55,10 +55,15 @@ const (
 //	delete:   Target
 //	reaction: Target, Emoji, On
 //	receipt:  Status, IDs
-//	read:     Chat, UpTo, Sort (when HasSort), V
+//	read:     Chat, UpTo, Sort (when HasSort), V, Base (nil when not
+//	          given), IDs (nil when not given, empty when given empty)
 //	unknown:  Name
 //
-// Its author, id and chat are not in it: they come from the envelope.
+// Its author, id and chat are not in it: they come from the envelope. A
+// read position's Base is the newest reading that a "Mark as unread"
+// undid, and its IDs are the late messages seen: those that lay behind the
+// position when they arrived, each once, in the order first given (ADR
+// 0091).
 type Record struct {
 	Type    string
 	Name    string
@@ -74,6 +79,15 @@ type Record struct {
 	Sort    int64
 	HasSort bool
 	V       int64
+	Base    *ReadBase
+}
+
+// ReadBase is the order key of a reading: the relay's ts of a message,
+// and its id. Its ID is any string, as in records.js: the start of a chat
+// is the key {0, ""}.
+type ReadBase struct {
+	Sort int64  `json:"sort"`
+	ID   string `json:"id"`
 }
 
 var (
@@ -91,8 +105,8 @@ const NotARecord = "not a record"
 
 // RecordError says which field made a record invalid, with the reason
 // records.js gives: [NotARecord], "text", "replyTo", "target", "emoji",
-// "on", "status", "ids" or "chat or upTo". It never holds a value: that is
-// the content of a message.
+// "on", "status", "ids", "chat or upTo" or "base". It never holds a value:
+// that is the content of a message.
 type RecordError struct {
 	Field string
 }
@@ -227,10 +241,46 @@ func ParseRecord(b []byte) (Record, error) {
 		// non-negative safe integer of JavaScript counts as not given.
 		r.Sort, r.HasSort = safeInteger(m["sort"])
 		r.V, _ = safeInteger(m["v"])
+		// base and ids are newer still: a record without them undid
+		// nothing and saw no late message. Given, they must be right.
+		if b, given := m["base"]; given {
+			sort, ok := safeInteger(b.members["sort"])
+			id := b.members["id"]
+			if b.kind != jsonObject || !ok || id.kind != jsonString {
+				return bad("base")
+			}
+			r.Base = &ReadBase{Sort: sort, ID: id.str}
+		}
+		if ids, given := m["ids"]; given {
+			if r.IDs, ok = readIDs(ids); !ok {
+				return bad("ids")
+			}
+		}
 	default:
 		return Record{Type: TypeUnknown, Name: r.Type}, ErrUnknownType
 	}
 	return r, nil
+}
+
+// readIDs reads the ids of a read position: an array of at most MaxIDs
+// ids, each kept once, where it first appears. The bound counts the array
+// as given, before duplicates are dropped, as records.js counts it.
+func readIDs(v jsonValue) ([]string, bool) {
+	if v.kind != jsonArray || len(v.elems) > MaxIDs {
+		return nil, false
+	}
+	ids := []string{} // given empty, they are there, empty, as in records.js
+	seen := make(map[string]bool, len(v.elems))
+	for _, e := range v.elems {
+		if e.kind != jsonString || !isID(e.str) {
+			return nil, false
+		}
+		if !seen[e.str] {
+			seen[e.str] = true
+			ids = append(ids, e.str)
+		}
+	}
+	return ids, true
 }
 
 // safeInteger reads a number as JavaScript does (the nearest float64) and
@@ -283,6 +333,12 @@ func (r Record) MarshalJSON() ([]byte, error) {
 			w.field("sort", r.Sort)
 		}
 		w.field("v", r.V)
+		if r.Base != nil {
+			w.field("base", r.Base)
+		}
+		if r.IDs != nil {
+			w.field("ids", r.IDs)
+		}
 	}
 	return w.end(), nil
 }
@@ -302,7 +358,8 @@ func (w *recordWriter) field(name string, v any) {
 }
 
 func (w *recordWriter) value(v any) {
-	// Strings, booleans, integers and string slices cannot fail to encode.
+	// Strings, booleans, integers, string slices and a *ReadBase cannot
+	// fail to encode.
 	// HTML escaping is off, so a text reads as the person wrote it.
 	e := json.NewEncoder(&w.buf)
 	e.SetEscapeHTML(false)

@@ -48,6 +48,15 @@ type recordSealed struct {
 	Padded int    `json:"padded"` // the plaintext's bucket
 }
 
+// idList is ids as a JSON array.
+func idList(ids ...string) string {
+	b, err := json.Marshal(ids)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
 // vectorID is the n-th id of the vectors, a canonical ULID.
 func vectorID(n int) string { return fmt.Sprintf("01JQ%022d", n) }
 
@@ -98,17 +107,25 @@ func normal(r Record) json.RawMessage {
 			IDs    []string `json:"ids"`
 		}{r.Type, r.Status, r.IDs}
 	case TypeRead:
+		// records.js gives base and ids only when the record does: ids
+		// given empty are there, empty.
 		var sort *int64
 		if r.HasSort {
 			sort = &r.Sort
 		}
+		var ids *[]string
+		if r.IDs != nil {
+			ids = &r.IDs
+		}
 		v = struct {
-			Type string `json:"type"`
-			Chat string `json:"chat"`
-			UpTo string `json:"upTo"`
-			Sort *int64 `json:"sort"`
-			V    int64  `json:"v"`
-		}{r.Type, r.Chat, r.UpTo, sort, r.V}
+			Type string    `json:"type"`
+			Chat string    `json:"chat"`
+			UpTo string    `json:"upTo"`
+			Sort *int64    `json:"sort"`
+			V    int64     `json:"v"`
+			Base *ReadBase `json:"base,omitempty"`
+			IDs  *[]string `json:"ids,omitempty"`
+		}{r.Type, r.Chat, r.UpTo, sort, r.V, r.Base, ids}
 	case TypeUnknown:
 		v = struct {
 			Type string `json:"type"`
@@ -137,6 +154,15 @@ func generateRecords(t testing.TB, ab, aa []byte) recordVectors {
 		return string(b)
 	}
 	id1, id2 := vectorID(1), vectorID(2)
+	id3, id4, id5, id6 := vectorID(3), vectorID(4), vectorID(5), vectorID(6)
+	// readRec is a read position of sort 1767225600123 and v 3 with more
+	// members, and read what it parses to.
+	readRec := func(more string) string {
+		return `{"type":"read","chat":"bob","upTo":"` + id2 + `","sort":1767225600123,"v":3` + more + `}`
+	}
+	read := func(base *ReadBase, ids ...string) Record {
+		return Record{Type: TypeRead, Chat: "bob", UpTo: id2, Sort: 1767225600123, HasSort: true, V: 3, Base: base, IDs: ids}
+	}
 	emoji8 := strings.Repeat("😀", 8) // 32 bytes of UTF-8, 16 UTF-16 code units
 	// 16,000 UTF-16 code units in 8,000 characters and 32,000 bytes: a
 	// parser that counts bytes refuses it, one that counts characters takes
@@ -169,6 +195,14 @@ func generateRecords(t testing.TB, ab, aa []byte) recordVectors {
 		{"sort and v that are not non-negative safe integers count as not given", `{"type":"read","chat":"bob","upTo":"` + id2 + `","sort":-1,"v":1.5}`, Record{Type: TypeRead, Chat: "bob", UpTo: id2}},
 		{"sort above 2^53-1 is not given, v as a string is 0", `{"type":"read","chat":"bob","upTo":"` + id2 + `","sort":9007199254740992,"v":"3"}`, Record{Type: TypeRead, Chat: "bob", UpTo: id2}},
 		{"the largest safe integer, written as JSON allows", `{"type":"read","chat":"bob","upTo":"` + id2 + `","sort":9007199254740991,"v":1e2}`, Record{Type: TypeRead, Chat: "bob", UpTo: id2, Sort: 1<<53 - 1, HasSort: true, V: 100}},
+		{"a read position with the reading a mark-unread undid, and late messages seen", readRec(`,"base":{"sort":1767225600456,"id":"` + id3 + `"},"ids":["` + id4 + `","` + id5 + `"]`), read(&ReadBase{1767225600456, id3}, id4, id5)},
+		{"late ids given twice are kept once, where they first appear", readRec(`,"ids":["` + id5 + `","` + id4 + `","` + id5 + `","` + id6 + `","` + id4 + `"]`), read(nil, id5, id4, id6)},
+		{"ids given empty are there, empty", readRec(`,"ids":[]`), read(nil, []string{}...)},
+		{"100 late ids", readRec(`,"ids":` + idList(vectorIDs(100, 100)...)), read(nil, vectorIDs(100, 100)...)},
+		{"100 late ids, each twice: 100 ids are counted as given", readRec(`,"ids":` + idList(append(vectorIDs(100, 50), vectorIDs(100, 50)...)...)), read(nil, vectorIDs(100, 50)...)},
+		{"a base at the start of the chat: sort 0, an empty id", readRec(`,"base":{"sort":0,"id":""}`), read(&ReadBase{0, ""})},
+		{"a base's id need not be an id; names it does not use are ignored", readRec(`,"base":{"id":"x","sort":1e3,"extra":[1]}`), read(&ReadBase{1000, "x"})},
+		{"a name given twice in base: the last counts", readRec(`,"base":{"sort":-1,"id":"` + id3 + `","sort":7}`), read(&ReadBase{7, id3})},
 		{"a type this client does not know", `{"type":"poll","question":"Lunch?"}`, Record{Type: TypeUnknown, Name: "poll"}},
 		{"types are case-sensitive", `{"type":"Text","text":"hi"}`, Record{Type: TypeUnknown, Name: "Text"}},
 		{"names a type does not use are ignored", `{"type":"delete","target":"` + id1 + `","text":5,"extra":{"nested":[1,{"a":null}]},"on":"x"}`, Record{Type: TypeDelete, Target: id1}},
@@ -182,8 +216,7 @@ func generateRecords(t testing.TB, ab, aa []byte) recordVectors {
 	}
 
 	receipt := func(ids ...string) string {
-		b, _ := json.Marshal(ids)
-		return `{"type":"receipt","status":"read","ids":` + string(b) + `}`
+		return `{"type":"receipt","status":"read","ids":` + idList(ids...) + `}`
 	}
 	for _, c := range []struct {
 		why, record, reason string
@@ -233,6 +266,24 @@ func generateRecords(t testing.TB, ab, aa []byte) recordVectors {
 		{"a receipt with a number among its ids", `{"type":"receipt","status":"read","ids":["` + id1 + `",2]}`, "ids"},
 		{"a read position without chat", `{"type":"read","upTo":"` + id2 + `"}`, "chat or upTo"},
 		{"a read position whose upTo is a number", `{"type":"read","chat":"bob","upTo":2}`, "chat or upTo"},
+		{"a base that is a string", readRec(`,"base":"` + id3 + `"`), "base"},
+		{"a base without id", readRec(`,"base":{"sort":1767225600456}`), "base"},
+		{"a base without sort", readRec(`,"base":{"id":"` + id3 + `"}`), "base"},
+		{"a base of negative sort", readRec(`,"base":{"sort":-1,"id":"` + id3 + `"}`), "base"},
+		{"a base whose sort is not an integer", readRec(`,"base":{"sort":1.5,"id":"` + id3 + `"}`), "base"},
+		{"a base whose sort is above 2^53-1", readRec(`,"base":{"sort":9007199254740992,"id":"` + id3 + `"}`), "base"},
+		{"a base whose sort is a string", readRec(`,"base":{"sort":"1","id":"` + id3 + `"}`), "base"},
+		{"a base whose id is a number", readRec(`,"base":{"sort":1,"id":3}`), "base"},
+		{"a base that is null", readRec(`,"base":null`), "base"},
+		{"a base that is an array", readRec(`,"base":[1767225600456,"` + id3 + `"]`), "base"},
+		{"ids that are not an array", readRec(`,"ids":"` + id4 + `"`), "ids"},
+		{"ids that are null", readRec(`,"ids":null`), "ids"},
+		{"a late id in lower case", readRec(`,"ids":["` + id4 + `","` + strings.ToLower(id5) + `"]`), "ids"},
+		{"a number among the late ids", readRec(`,"ids":["` + id4 + `",5]`), "ids"},
+		{"101 late ids", readRec(`,"ids":` + idList(vectorIDs(100, 101)...)), "ids"},
+		{"101 late ids, one given twice: counted as given", readRec(`,"ids":` + idList(append(vectorIDs(100, 100), vectorID(100))...)), "ids"},
+		{"a bad base and bad ids: base is named", readRec(`,"ids":5,"base":5`), "base"},
+		{"no chat and a bad base: chat or upTo is named", `{"type":"read","upTo":"` + id2 + `","base":5}`, "chat or upTo"},
 	} {
 		v.Invalid = append(v.Invalid, recordInvalid{Why: c.why, Record: c.record, Reason: c.reason})
 	}
@@ -267,8 +318,10 @@ func generateRecords(t testing.TB, ab, aa []byte) recordVectors {
 	seal("reaction removed", ab, "bob", "alice", rec(ReactionRecord(id1, "👍", false)))
 	seal("receipt of 1 id", ab, "bob", "alice", rec(ReceiptRecord(StatusDelivered, []string{id1})))
 	seal("receipt of 100 ids", ab, "bob", "alice", rec(ReceiptRecord(StatusRead, vectorIDs(100, 100))))
-	read, _ := Record{Type: TypeRead, Chat: "bob", UpTo: id2, Sort: 1767225600123, HasSort: true, V: 1}.MarshalJSON()
-	seal("read position", aa, "alice", "alice", string(read))
+	readPos, _ := Record{Type: TypeRead, Chat: "bob", UpTo: id2, Sort: 1767225600123, HasSort: true, V: 1}.MarshalJSON()
+	seal("read position", aa, "alice", "alice", string(readPos))
+	readPos, _ = read(&ReadBase{1767225600456, id3}, id4, id5).MarshalJSON()
+	seal("read position after a mark-unread, with late messages", aa, "alice", "alice", string(readPos))
 	return v
 }
 
@@ -340,6 +393,7 @@ func TestRecordBuckets(t *testing.T) {
 		{"edit", 256},
 		{"delete", 256},
 		{"read position", 256},
+		{"read position after a mark-unread, with late messages", 256},
 		{"receipt of 100 ids", 4096},
 	} {
 		if padded[c.what] != c.want {
@@ -385,8 +439,39 @@ func TestRecordBuilders(t *testing.T) {
 	}
 }
 
+// TestReadRecordJSON: a read position is written as records.js's recordOf
+// writes it, base then ids after v, each only when there.
+func TestReadRecordJSON(t *testing.T) {
+	id := vectorID(1)
+	pos := func(base *ReadBase, ids []string) Record {
+		return Record{Type: TypeRead, Chat: "bob", UpTo: id, Sort: 5, HasSort: true, V: 2, Base: base, IDs: ids}
+	}
+	const head = `{"type":"read","chat":"bob","upTo":"01JQ0000000000000000000001","sort":5,"v":2`
+	for _, c := range []struct {
+		what string
+		r    Record
+		want string
+	}{
+		{"no base, no ids", pos(nil, nil), head + `}`},
+		{"an older client's: no sort", Record{Type: TypeRead, Chat: "bob", UpTo: id}, `{"type":"read","chat":"bob","upTo":"` + id + `","v":0}`},
+		{"base", pos(&ReadBase{0, ""}, nil), head + `,"base":{"sort":0,"id":""}}`},
+		{"ids", pos(nil, []string{id}), head + `,"ids":["` + id + `"]}`},
+		{"ids given empty", pos(nil, []string{}), head + `,"ids":[]}`},
+		{"base and ids, not HTML-escaped", pos(&ReadBase{7, "<&>"}, []string{id}), head + `,"base":{"sort":7,"id":"<&>"},"ids":["` + id + `"]}`},
+	} {
+		b, err := c.r.MarshalJSON()
+		if err != nil || string(b) != c.want {
+			t.Errorf("%s: %s, %v; want %s", c.what, b, err, c.want)
+			continue
+		}
+		if r, err := ParseRecord(b); err != nil || !reflect.DeepEqual(r, c.r) {
+			t.Errorf("%s: %s read back as %+v, %v", c.what, b, r, err)
+		}
+	}
+}
+
 // recordReasons are the reasons records.js gives.
-var recordReasons = map[string]bool{NotARecord: true, "text": true, "replyTo": true, "target": true, "emoji": true, "on": true, "status": true, "ids": true, "chat or upTo": true}
+var recordReasons = map[string]bool{NotARecord: true, "text": true, "replyTo": true, "target": true, "emoji": true, "on": true, "status": true, "ids": true, "chat or upTo": true, "base": true}
 
 // FuzzParseRecord: no input crashes the parser, every refusal is one of
 // its errors, every record it returns is written and read back the same,
@@ -475,7 +560,7 @@ func sameAsEncodingJSON(t *testing.T, b []byte) {
 	}
 }
 
-func sameValue(v jsonValue, w any, elems bool) bool {
+func sameValue(v jsonValue, w any, inner bool) bool {
 	switch w := w.(type) {
 	case string:
 		return v.kind == jsonString && v.str == w
@@ -486,12 +571,26 @@ func sameValue(v jsonValue, w any, elems bool) bool {
 	case nil:
 		return v.kind == jsonNull
 	case map[string]any:
-		return v.kind == jsonObject
+		if v.kind != jsonObject {
+			return false
+		}
+		if !inner {
+			return v.members == nil
+		}
+		if len(v.members) != len(w) {
+			return false
+		}
+		for name, m := range v.members {
+			if wm, ok := w[name]; !ok || !sameValue(m, wm, false) {
+				return false
+			}
+		}
+		return true
 	case []any:
 		if v.kind != jsonArray {
 			return false
 		}
-		if !elems {
+		if !inner {
 			return v.elems == nil
 		}
 		if len(v.elems) != len(w) {
