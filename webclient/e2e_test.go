@@ -32,7 +32,7 @@ func TestChatBothWays(t *testing.T) {
 		t.Fatalf("alice's chat shows %q", got)
 	}
 	// Nothing plain on the relay: the stored body is not the text.
-	if n := r.count(`SELECT count(*) FROM queue WHERE position('Hello Bob' in convert_from(body, 'LATIN1')) > 0`); n != 0 {
+	if n := r.count(`SELECT count(*) FROM queue WHERE position(convert_to('Hello Bob', 'UTF8') in body) > 0`); n != 0 {
 		t.Fatal("the relay holds the plaintext")
 	}
 	waitQueueEmpty(t, r)

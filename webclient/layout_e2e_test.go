@@ -188,6 +188,9 @@ func TestChatScrolling(t *testing.T) {
 		t.Fatal("the newest message is in view too: the test needs more messages to tell the divider from the bottom")
 	}
 	alice.screenshot("divider-on-open")
+	// Read to the end: the button counts the unread messages below the view.
+	eval[chromedp.Void](alice, `document.getElementById('messages').scrollTop = document.getElementById('messages').scrollHeight`)
+	alice.waitFor("all read at the bottom", `import('/store.js').then(s => s.getChat('bob')).then(c => c.unread === 0)`)
 
 	// Scrolled up: new messages wait behind the button.
 	eval[chromedp.Void](alice, `(() => { const l = document.getElementById('messages'); l.scrollTop = 0; window.probe = l.querySelector('.msg'); })()`)
