@@ -88,8 +88,9 @@ func TestRecoveryKeyRestoresTheAccount(t *testing.T) {
 		t.Fatal("the logout dialog does not say that this browser's history is deleted")
 	}
 	fitsWidths(alice, "logout-last-device")
+	// "Create a recovery key first" makes one at once.
 	alice.do(chromedp.Click(chromedp.ID("leave-recovery")))
-	key := saveRecoveryKey(alice)
+	key := confirmRecoveryKey(alice)
 
 	alice.do(chromedp.Click(chromedp.ID("logout")))
 	alice.waitFor("the warning with the saved key", `document.getElementById('last-device-warning') && document.getElementById('last-device-warning').textContent.includes('You saved a recovery key')`)

@@ -1314,7 +1314,8 @@ function leave(kind, name) {
 
 async function leaveOnce(kind, name) {
   const choice = await confirmLeave(kind, name);
-  if (choice === 'recovery') location.hash = '#/settings';
+  // Its button says it creates a key: Settings starts making one.
+  if (choice === 'recovery') location.hash = createKeyHash;
   if (choice !== 'leave') return;
   await sync.logout();
   loggedOut();
