@@ -227,6 +227,11 @@ func TestDevicesToldApart(t *testing.T) {
 	_, phone := r.newProfile(t)
 	phone.login("alice")
 	phoneID := phone.deviceID()
+	// Waiting, every screen is the waiting one: the header offers no
+	// links to the others, only Log out.
+	if !eval[bool](phone, `getComputedStyle(document.getElementById('nav')).display === 'none' && document.getElementById('logout').checkVisibility()`) {
+		t.Fatal("the header links to Chats, Devices and Settings while the phone waits to be linked")
+	}
 	// No reload and no navigation on the laptop: the banner comes by itself.
 	laptop.waitFor("the waiting-device banner", `document.getElementById('device-banner') && document.getElementById('device-banner').textContent.includes('waiting for approval')`)
 	fitsWidths(laptop, "device-banner")
@@ -240,10 +245,18 @@ func TestDevicesToldApart(t *testing.T) {
 	if !eval[bool](laptop, row(laptopID)+`.querySelector('.self-badge') !== null && `+row(laptopID)+`.querySelector('.linked-badge') !== null && `+row(laptopID)+`.querySelector('.approve-btn') === null`) {
 		t.Fatal("the laptop is not marked as this device and linked, or offers to approve itself")
 	}
+	// This device has nothing to compare a code with, and is in use now:
+	// no code, no "last seen" of some time ago.
+	if !eval[bool](laptop, row(laptopID)+`.querySelector('.device-code') === null && `+row(laptopID)+`.textContent.includes('in use now') && !`+row(laptopID)+`.textContent.includes('last seen') && `+row(phoneID)+`.querySelector('.device-code') !== null`) {
+		t.Fatalf("this device's row: %q", eval[string](laptop, row(laptopID)+`.textContent`))
+	}
 	fitsWidths(laptop, "devices-waiting")
 	laptop.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`.device[data-id="%s"] .approve-btn`, phoneID))))
 	phone.waitFor("the phone to say it is linked", `document.getElementById('linked-notice') && document.getElementById('linked-notice').textContent.includes('Older messages stay on your other devices')`)
 	fitsWidths(phone, "linked-notice")
+	if !eval[bool](phone, `document.getElementById('nav-devices').checkVisibility()`) {
+		t.Fatal("the header has no links once the phone is linked")
+	}
 
 	// The phone reported itself linked: the laptop's list and banner follow.
 	laptop.waitFor("the phone listed as linked", row(phoneID)+` && `+row(phoneID)+`.dataset.linked === 'true' && `+row(phoneID)+`.querySelector('.linked-badge') && !`+row(phoneID)+`.querySelector('.approve-btn')`)

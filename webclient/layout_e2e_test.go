@@ -399,9 +399,17 @@ func TestFirstScreen(t *testing.T) {
 	if !eval[bool](tb, user+`.value === 'alice' && document.getElementById('auth-password').value === `+js(password)+` && !!document.getElementById('login-btn') && !!document.getElementById('auth-password2').closest('[hidden]')`) {
 		t.Fatal("switching to Log in lost what was typed")
 	}
+	// The password rule is for a new password: Log in does not show it.
+	passRuleShown := `document.getElementById('auth-pass-hint').checkVisibility() && document.getElementById('auth-password').getAttribute('aria-describedby') === 'auth-pass-hint'`
+	if eval[bool](tb, `document.getElementById('auth-pass-hint').checkVisibility() || document.getElementById('auth-password').hasAttribute('aria-describedby')`) {
+		t.Fatal("Log in shows the password rule meant for Create account")
+	}
 	// Arrow keys move along the tabs.
 	tb.do(chromedp.Focus(chromedp.ID("tab-login")), chromedp.KeyEvent(kb.ArrowLeft))
 	tb.waitFor("the arrow key to select Create account", `document.getElementById('tab-register').getAttribute('aria-selected') === 'true' && document.activeElement.id === 'tab-register'`)
+	if !eval[bool](tb, passRuleShown) {
+		t.Fatal("back on Create account, the password rule is not shown")
+	}
 	tb.do(chromedp.Click(chromedp.ID("tab-login")))
 
 	// The relay's refusal, as a sentence; the progress text is not red.

@@ -12,19 +12,33 @@ import (
 )
 
 // saveRecoveryKey creates a recovery key on the Settings screen of a linked
-// tab, reads it from the page and confirms it by typing its last group
-// back. A wrong group is refused first.
+// tab and confirms it (confirmRecoveryKey).
 func saveRecoveryKey(tb *tab) string {
 	tb.t.Helper()
 	eval[chromedp.Void](tb, `location.hash = '#/settings'`)
 	tb.waitFor("the recovery key button", `document.getElementById('recovery-create')`)
 	tb.do(chromedp.Click(chromedp.ID("recovery-create")))
+	return confirmRecoveryKey(tb)
+}
+
+// confirmRecoveryKey reads the recovery key just made from the page and
+// confirms it by typing back the group the label asks for, which must be
+// what the label says it is. A wrong group is refused first. Once
+// confirmed, the page says so in words, with the focus on them.
+func confirmRecoveryKey(tb *tab) string {
+	tb.t.Helper()
 	tb.waitFor("the new recovery key", `document.getElementById('recovery-key-text')`)
 	text := eval[string](tb, `document.getElementById('recovery-key-text').textContent`)
 	fitsWidths(tb, "recovery-key")
 	groups := strings.Split(text, "-")
-	if len(groups) != 9 || len(groups[7]) != 4 {
+	if len(groups) != 9 || len(groups[7]) != 4 || len(groups[8]) != 1 {
 		tb.t.Fatalf("the recovery key is not 8 groups of 4 and a check character: %d groups", len(groups))
+	}
+	// Group 8 is the last of four characters only because one single
+	// character follows it: the label must say both.
+	label := eval[string](tb, `document.querySelector('label[for=recovery-confirm]').textContent`)
+	if !strings.Contains(label, "group 8") || !strings.Contains(label, "last group of four") || !strings.Contains(label, "before the single one at the end") {
+		tb.t.Fatalf("the confirmation asks %q: not what group 8 is", label)
 	}
 	tb.do(chromedp.SendKeys(chromedp.ID("recovery-confirm"), "ZZZZ"+kb.Enter))
 	tb.waitFor("the refusal of a wrong group", `document.getElementById('recovery-msg').textContent.includes('not group 8')`)
@@ -33,6 +47,7 @@ func saveRecoveryKey(tb *tab) string {
 	}
 	tb.do(chromedp.SetValue(chromedp.ID("recovery-confirm"), strings.ToLower(groups[7])), chromedp.Click(chromedp.ID("recovery-done")))
 	tb.waitFor("the recovery key status", `document.getElementById('recovery-status') && document.getElementById('recovery-status').textContent.includes('is set') && !document.getElementById('recovery-key-text')`)
+	tb.waitFor("the confirmation in words, focused", `(() => { const s = document.getElementById('recovery-saved'); return !!s && s.textContent.startsWith('Recovery key saved') && document.activeElement === s; })()`)
 	return text
 }
 
@@ -73,8 +88,9 @@ func TestRecoveryKeyRestoresTheAccount(t *testing.T) {
 		t.Fatal("the logout dialog does not say that this browser's history is deleted")
 	}
 	fitsWidths(alice, "logout-last-device")
+	// "Create a recovery key first" makes one at once.
 	alice.do(chromedp.Click(chromedp.ID("leave-recovery")))
-	key := saveRecoveryKey(alice)
+	key := confirmRecoveryKey(alice)
 
 	alice.do(chromedp.Click(chromedp.ID("logout")))
 	alice.waitFor("the warning with the saved key", `document.getElementById('last-device-warning') && document.getElementById('last-device-warning').textContent.includes('You saved a recovery key')`)

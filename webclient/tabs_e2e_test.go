@@ -35,7 +35,14 @@ func TestLogoutClearsEveryTab(t *testing.T) {
 	first.logout()
 	second.waitFor("the second tab logged out and cleared",
 		`document.getElementById('auth-username') && !document.body.textContent.includes('decrypted history') && document.getElementById('nav').hidden`)
-	second.screenshot("logged-out")
+	// The second tab says why it shows the login; the first, where the
+	// person pressed Log out, needs no reason.
+	second.waitFor("the reason on the second tab", `document.getElementById('auth-notice') && document.getElementById('auth-notice').textContent.includes('logged out in another tab')`)
+	first.waitFor("the first tab's login", `document.getElementById('auth-username')`)
+	if eval[bool](first, `!!document.getElementById('auth-notice')`) {
+		t.Fatalf("the tab that logged out shows %q", eval[string](first, `document.getElementById('auth-notice').textContent`))
+	}
+	fitsWidths(second, "logged-out")
 	if eval[bool](second, `import('/sync.js').then(s => s.me() !== null || s.isOwner())`) {
 		t.Fatal("the second tab still holds the account or the stream")
 	}

@@ -193,13 +193,16 @@ export function accountGone(stopStream) {
 // last. If that fails they warn once too often, never too rarely.
 export async function linked(privateKey) {
   try { await api.reportLinked(device.id); } catch { /* see above */ }
-  await keep(privateKey);
+  await keep(privateKey, 'approved');
 }
 
-async function keep(privateKey) {
+// keep stores the account key this device now holds; how ('approved' or
+// 'restored') travels with the event, so that every tab can say where the
+// older history is.
+async function keep(privateKey, how) {
   account = { ...account, privateKey };
   await store.setAccount(account);
-  notify({ type: 'linked' });
+  notify({ type: 'linked', how });
 }
 
 // reportLinked tells the relay that this device holds the account key, so
@@ -380,7 +383,7 @@ export async function restore(text) {
   if (c.hex(got.publicKey) !== c.hex(account.publicKey)) throw new c.KeyMismatchError();
   await api.reportLinked(device.id);
   recovery = null;
-  await keep(got.privateKey);
+  await keep(got.privateKey, 'restored');
 }
 
 // isLastLinked reports whether no other live device of the account holds

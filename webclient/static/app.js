@@ -147,6 +147,7 @@ function authScreen(notice = '') {
   const pass = el('input', { id: 'auth-password', name: 'password', type: 'password', required: true, minlength: 8, 'aria-describedby': 'auth-pass-hint' });
   const pass2 = el('input', { id: 'auth-password2', name: 'password2', type: 'password', autocomplete: 'new-password', minlength: 8 });
   const pass2Row = el('div', {}, el('label', { for: 'auth-password2' }, 'Repeat the password'), pass2);
+  const passHint = el('p', { id: 'auth-pass-hint', class: 'hint' }, 'At least 8 characters.');
   const err = el('p', { id: 'auth-error', class: 'error', role: 'alert' });
   const progress = el('p', { id: 'auth-progress', class: 'muted', role: 'status' });
   const submit = el('button', { type: 'submit', class: 'primary' });
@@ -163,6 +164,10 @@ function authScreen(notice = '') {
     submit.textContent = m === 'login' ? 'Log in' : 'Create account';
     pass.autocomplete = m === 'login' ? 'current-password' : 'new-password';
     pass2Row.hidden = m === 'login';
+    // The rule is for a new password; logging in takes the one there is.
+    passHint.hidden = m === 'login';
+    if (m === 'login') pass.removeAttribute('aria-describedby');
+    else pass.setAttribute('aria-describedby', 'auth-pass-hint');
     pass2.required = m === 'register';
     err.textContent = '';
     if (focusTab) tabs[m].focus();
@@ -216,7 +221,7 @@ function authScreen(notice = '') {
   el('label', { for: 'auth-username' }, 'Username'), user,
   el('p', { id: 'auth-hint', class: 'hint' }, '3 to 32 characters: lower-case letters a–z, digits 0–9 and _'),
   el('label', { for: 'auth-password' }, 'Password'), pass,
-  el('p', { id: 'auth-pass-hint', class: 'hint' }, 'At least 8 characters.'),
+  passHint,
   pass2Row,
   el('p', {}, submit), progress, err);
   panel.append(form);
@@ -231,17 +236,30 @@ function authScreen(notice = '') {
 // shownWaiting: this page showed the waiting screen; once the device is
 // linked, the chat list says so once.
 let shownWaiting = false;
-let linkedNotice = false;
+let linkedNotice = false; // {how: 'approved'|'restored', others} once linked here
 let resetNotice = false; // this device just reset the account key
+
+// otherLinked says whether the relay lists another device of the account
+// that holds the account key, one that could approve this browser; null
+// when the relay cannot be asked.
+async function otherLinked() {
+  const mine = sync.currentDevice();
+  try {
+    return (await api.devices()).some((d) => d.id !== mine.id && d.linked);
+  } catch {
+    return null;
+  }
+}
 
 async function waitingScreen() {
   const gen = ++renderGen;
   shownWaiting = true;
-  const code = await sync.linkCode();
+  const [code, others] = await Promise.all([sync.linkCode(), otherLinked()]);
   // Shown already (by this render's predecessor too, while it awaited):
   // rendering again would close an open reset form and drop what was
   // typed in it.
   if (gen === renderGen && document.getElementById('waiting') && document.getElementById('reset')) return;
+  if (others === false) return aloneScreen(gen, code);
   show(gen, el('section', { class: 'card', id: 'waiting' },
     el('h2', {}, 'Waiting to be linked'),
     el('p', {}, 'This browser is a new device of ', el('strong', {}, sync.me()), '. To read and send messages here, it needs your account key from a device where you are already logged in.'),
@@ -252,17 +270,40 @@ async function waitingScreen() {
     el('p', { class: 'code', id: 'link-code', 'aria-label': 'Verification code' }, code),
     el('ol', { start: 3 }, el('li', {}, 'If the codes match, press Approve there. This page continues by itself.')),
     el('p', { class: 'muted' }, 'History on this device starts when it was added: messages from before stay on your other devices.')),
-  restoreCard(),
-  resetSection());
+  restoreCard(others),
+  resetSection(false));
+}
+
+// aloneScreen is the waiting screen of an account with no other linked
+// device: no approval can come, so it leads with the two ways that work,
+// and keeps the link code last, for a device linked meanwhile.
+function aloneScreen(gen, code) {
+  show(gen, el('section', { class: 'card', id: 'waiting' },
+    el('h2', {}, 'Use your account on this browser'),
+    el('p', { id: 'no-other-device' }, 'This browser is a new device of ', el('strong', {}, sync.me()), '. Your account has no other linked device, so there is no device to approve this browser from. Two ways work from here:'),
+    el('ul', {},
+      el('li', {}, 'with the recovery key you saved, restore your account here: this browser becomes your device, with no history from before;'),
+      el('li', {}, 'without it, reset the account key: you keep your username but start over with no history, and your contacts see a warning that your key changed.'))),
+  restoreCard(false),
+  resetSection(true),
+  el('section', { class: 'card', id: 'link-later' },
+    el('details', {},
+      el('summary', { id: 'link-open' }, 'Linked another device meanwhile? Approve this browser from it'),
+      el('p', {}, 'On that device, open Devices, find this device, and check that it shows the same code:'),
+      el('p', { class: 'code', id: 'link-code', 'aria-label': 'Verification code' }, code),
+      el('p', {}, 'If the codes match, press Approve there. This page continues by itself.'))));
 }
 
 // restoreErrorText says what went wrong with a recovery key typed, and
 // what to do.
-function restoreErrorText(ex) {
+function restoreErrorText(ex, others) {
   if (ex.name === 'NotRecoveryKeyError') return 'This is not a recovery key: check for a typo. A recovery key has 33 letters and digits in 9 groups.';
   if (ex.name === 'WrongRecoveryKeyError' || ex.name === 'KeyMismatchError') return 'This recovery key does not fit this account. Check that it is the newest key you saved for ' + sync.me() + '.';
   if (ex.name === 'RecoveryBlobError') return 'The recovery data stored for this account cannot be read by this version of the client.';
-  if (ex.code === 'no_recovery') return 'This account has no recovery key; approve this browser from another device.';
+  if (ex.code === 'no_recovery') {
+    return others === false ? 'This account has no recovery key, and no other device can approve this browser: resetting the account key below is the only way left.'
+      : 'This account has no recovery key; approve this browser from another device.';
+  }
   if (ex.code === 'too_many_attempts') {
     const min = Math.max(1, Math.ceil((ex.retryAfter || 360) / 60));
     return `Too many attempts for this account. Try again in ${min} ${plural.select(min) === 'one' ? 'minute' : 'minutes'}.`;
@@ -271,8 +312,8 @@ function restoreErrorText(ex) {
 }
 
 // restoreCard lets an unlinked browser become a full device with the
-// recovery key instead of an approval.
-function restoreCard() {
+// recovery key instead of an approval. others is otherLinked's answer.
+function restoreCard(others) {
   const input = el('input', { id: 'restore-key', autocomplete: 'off', spellcheck: 'false', autocapitalize: 'characters', 'aria-describedby': 'restore-hint restore-error' });
   const err = el('p', { id: 'restore-error', class: 'error', role: 'alert' });
   const btn = el('button', { type: 'submit', id: 'restore-btn', class: 'primary' }, 'Restore');
@@ -287,7 +328,7 @@ function restoreCard() {
           await sync.restore(input.value);
           input.value = '';
         } catch (ex) {
-          err.textContent = restoreErrorText(ex);
+          err.textContent = restoreErrorText(ex, others);
           btn.disabled = false;
         }
       },
@@ -300,7 +341,8 @@ function restoreCard() {
 // resetSection is the way out for a person who lost every device and the
 // recovery key: a new account key, made here. It says what is lost before
 // anything is done, asks for the password again and for a confirmation.
-function resetSection() {
+// It is open from the start when it is one of the only two ways left.
+function resetSection(open) {
   const pass = el('input', { id: 'reset-password', type: 'password', autocomplete: 'current-password', required: true, minlength: 8 });
   const err = el('p', { id: 'reset-error', class: 'error', role: 'alert' });
   const btn = el('button', { type: 'submit', id: 'reset-btn' }, 'Reset the account key…');
@@ -342,7 +384,7 @@ function resetSection() {
     el('li', {}, 'your contacts see a warning that your key changed.')),
   el('label', { for: 'reset-password' }, 'Password of this account'), pass, err, el('p', {}, btn));
   return el('section', { class: 'card', id: 'reset' },
-    el('details', {}, el('summary', { id: 'reset-open' }, 'Lost all your devices? Reset your account key'), form));
+    el('details', { open }, el('summary', { id: 'reset-open' }, 'Lost all your devices? Reset your account key'), form));
 }
 
 // ---- the chat list and the open chat, side by side ----
@@ -474,19 +516,31 @@ function chatListKey(e) {
   }
 }
 
+// linkedText says where the history from before lies, for a device just
+// linked: approved, the approving device holds it; restored with the
+// recovery key, only another linked device can, if there is one.
+function linkedText({ how, others }) {
+  if (how !== 'restored') return 'This device is linked to your account: you can read and send messages here. Older messages stay on your other devices.';
+  return 'Your account is restored on this browser: you can read and send messages here. Messages from before this browser was added are not on it' +
+    (others === true ? ': they stay on your other devices.' : others === false ? ', and no other device of yours holds them.' : '.');
+}
+
 // renderListPane fills the list pane: the notices, and the rows in place.
 function renderListPane(d, { chats, unsent }) {
-  const key = JSON.stringify([resetNotice, linkedNotice, offerRecovery]);
+  // A revoked device is linked no more: what the notices say is no
+  // longer true, and the bar above says what is.
+  const gone = revoked();
+  const key = JSON.stringify([resetNotice, linkedNotice, offerRecovery, gone]);
   if (key !== d.noticeKey) {
     d.noticeKey = key;
-    const linkedBox = linkedNotice && !resetNotice ? el('section', { class: 'card notice-card', id: 'linked-notice', role: 'status' },
-      el('p', {}, 'This device is linked to your account: you can read and send messages here. Older messages stay on your other devices.'),
+    const linkedBox = linkedNotice && !resetNotice && !gone ? el('section', { class: 'card notice-card', id: 'linked-notice', role: 'status' },
+      el('p', {}, linkedText(linkedNotice)),
       el('button', { type: 'button', onclick: () => { linkedNotice = false; route(); } }, 'Dismiss')) : null;
-    const resetBox = resetNotice ? el('section', { class: 'card notice-card', id: 'reset-notice', role: 'status' },
+    const resetBox = resetNotice && !gone ? el('section', { class: 'card notice-card', id: 'reset-notice', role: 'status' },
       el('p', {}, 'Your account key was reset: this is now your only device, and your contacts will see that your key changed. Older messages are gone.'),
       el('p', {}, 'Create a recovery key now, so that losing this browser does not lose the account: ', el('a', { href: '#/settings', id: 'reset-settings' }, 'open Settings'), '.'),
       el('button', { type: 'button', onclick: () => { resetNotice = false; route(); } }, 'Dismiss')) : null;
-    d.notices.replaceChildren(...[resetBox, linkedBox, recoveryOffer()].filter(Boolean));
+    d.notices.replaceChildren(...[resetBox, linkedBox, gone ? null : recoveryOffer()].filter(Boolean));
   }
   const today = time.day(Date.now());
   // A row that moves or is rebuilt loses the focus: it goes back to the
@@ -1209,20 +1263,41 @@ function confirmDialog(title, text, confirmLabel) {
 }
 
 // lastKeyWarning asks whether this device is the last that holds the
-// account key and, if so, returns the warning to show. When the relay
-// cannot be asked, it warns: losing the account is worse than a warning
-// too many.
+// account key and, if so, returns the warning to show: that the history
+// here is on no other device, and whether the account itself survives,
+// which depends on a recovery key. When the relay cannot be asked, it
+// warns: losing the account is worse than a warning too many.
 async function lastKeyWarning() {
   // A device waiting to be linked holds no account key to lose.
   if (!sync.isLinked()) return null;
   let last = true;
-  try { last = await sync.isLastLinked(); } catch { /* warn */ }
+  let checked = true;
+  try { last = await sync.isLastLinked(); } catch { checked = false; }
   if (!last) return null;
   let rec = null;
   try { rec = await sync.recoveryStatus(); } catch { /* unknown */ }
-  const saved = rec && rec.set ? ` You saved a recovery key on ${new Date(rec.updatedAt).toLocaleString()}: keep it at hand.` : ' This account has no recovery key yet.';
-  return el('p', { class: 'warning', id: 'last-device-warning', role: 'alert' },
-    'This is the only device that holds your account key. Without your recovery key, you cannot use this account again.' + saved);
+  const lost = checked
+    ? 'This is your only device: no other device holds your account key or your history, so the history on this browser is lost for good.'
+    : 'The relay cannot be reached to check for your other devices. If this is your only device, the history on this browser is lost for good.';
+  const left = !rec
+    ? ' Whether this account has a recovery key could not be checked: with one, you can use the account again in a new browser, starting with no history; without one, the account is lost too.'
+    : rec.set
+      ? ` You saved a recovery key on ${new Date(rec.updatedAt).toLocaleString()}: with it, you can use your account again in a new browser, starting with no history. Keep it at hand.`
+      : ' This account has no recovery key, so the account is lost too: no browser can read your messages again. Only your username stays: logging in with it, you can reset the account key and start over with no history, and your contacts see a warning that your key changed.';
+  return el('p', { class: 'warning', id: 'last-device-warning', role: 'alert' }, lost + left);
+}
+
+// leaveText says what logging out (or removing this device) deletes here,
+// and, when other devices hold the account key, what stays.
+function leaveText(kind, last) {
+  if (!sync.isLinked()) {
+    return (kind === 'logout' ? 'Logging out removes this browser from your devices.' : 'This browser stops waiting to be linked and is removed from your devices.') +
+      ' It holds no account key and no history yet: nothing of your account is lost.';
+  }
+  return (kind === 'logout'
+    ? "Logging out deletes this browser's history and keys, and removes this browser from your devices."
+    : "This browser stops receiving messages, and its history and keys are deleted.") +
+    (last ? '' : ' Your account stays, and so does its history on your other devices.');
 }
 
 // confirmLeave asks before this browser's keys and history are deleted
@@ -1230,16 +1305,14 @@ async function lastKeyWarning() {
 // (go to Settings first) or null.
 async function confirmLeave(kind, name) {
   const warning = await lastKeyWarning();
-  const body = [el('p', {}, kind === 'logout'
-    ? "Logging out deletes this browser's history and keys, and removes this browser from your devices. Your history stays on your other devices."
-    : "This browser stops receiving messages, and its history and keys are deleted. Your history stays on your other devices.")];
+  const body = [el('p', { id: 'leave-text' }, leaveText(kind, !!warning))];
   const actions = [];
   if (warning) {
     body.push(warning);
     actions.push({ id: 'leave-recovery', value: 'recovery', label: 'Create a recovery key first' });
   }
   actions.push({ id: 'leave-confirm', value: 'leave', class: 'danger',
-    label: warning ? (kind === 'logout' ? 'Log out without a device left' : 'Remove my last device') : (kind === 'logout' ? "Log out and delete this browser's history" : 'Remove this device') });
+    label: warning ? (kind === 'logout' ? 'Log out without a device left' : 'Remove my last device') : (kind === 'logout' ? (sync.isLinked() ? "Log out and delete this browser's history" : 'Log out') : 'Remove this device') });
   return ask({ id: 'leave-dialog', title: kind === 'logout' ? 'Log out of this browser?' : `Remove ${name}, this device?`, body, actions });
 }
 
@@ -1256,7 +1329,8 @@ function leave(kind, name) {
 
 async function leaveOnce(kind, name) {
   const choice = await confirmLeave(kind, name);
-  if (choice === 'recovery') location.hash = '#/settings';
+  // Its button says it creates a key: Settings starts making one.
+  if (choice === 'recovery') location.hash = createKeyHash;
   if (choice !== 'leave') return;
   await sync.logout();
   loggedOut();
@@ -1265,8 +1339,9 @@ async function leaveOnce(kind, name) {
 // ---- settings ----
 
 // settingsScreen shows whether the account has a recovery key, and makes
-// a new one.
-async function settingsScreen() {
+// a new one. saved: a recovery key was just saved, which it confirms;
+// create: make one at once, if none is set.
+async function settingsScreen({ saved = false, create: createNow = false } = {}) {
   const gen = ++renderGen;
   let status;
   try {
@@ -1302,6 +1377,11 @@ async function settingsScreen() {
     statusText,
     status.set ? el('p', { class: 'muted' }, 'A new key replaces the old one: the old key stops working at once.') : null,
     el('p', {}, create), slot), await receiptsSection(), deleteSection());
+  if (saved && !status.error) {
+    slot.replaceChildren(savedNote());
+    slot.firstChild.focus();
+  }
+  if (createNow && !status.error && !status.set && gen === renderGen) create.click();
 }
 
 // deleteSection is Settings' last part: it says what deleting the account
@@ -1443,16 +1523,20 @@ function recoveryKeyCard(text) {
     onsubmit: (e) => {
       e.preventDefault();
       if (input.value.trim().toUpperCase() !== groups[7]) {
-        msg.textContent = `That is not group 8 of your key (the last group of four). Look at the key again and type those four characters.`;
+        msg.textContent = 'That is not group 8 of your key (the last group of four characters, before the single one at the end). Look at the key again and type those four characters.';
         input.focus();
         return;
       }
-      card.replaceChildren(el('p', { id: 'recovery-saved', role: 'status' }, 'Recovery key saved. Keep it where you can find it without this browser.'));
       offerRecovery = false;
-      if (current && current.name === 'settings') settingsScreen();
+      // Settings is drawn again to say the key is set; the confirmation
+      // takes the focus the form had, so that it is read out and Tab
+      // goes on from there.
+      if (current && current.name === 'settings') return settingsScreen({ saved: true });
+      card.replaceChildren(savedNote());
+      card.firstChild.focus();
     },
   },
-  el('label', { for: 'recovery-confirm' }, 'To check that you saved it, type group 8 (the last group of four characters)'), input,
+  el('label', { for: 'recovery-confirm' }, 'To check that you saved it, type group 8: the last group of four characters, before the single one at the end'), input,
   el('p', { id: 'recovery-confirm-hint', class: 'muted' }, 'The key is shown only now. It is not kept in this browser.'),
   el('p', {}, el('button', { type: 'submit', id: 'recovery-done', class: 'primary' }, 'I saved it')));
   card.append(
@@ -1462,15 +1546,24 @@ function recoveryKeyCard(text) {
   return card;
 }
 
+// savedNote confirms that the new recovery key was saved.
+function savedNote() {
+  return el('p', { id: 'recovery-saved', role: 'status', tabindex: '-1' }, 'Recovery key saved. Keep it where you can find it without this browser.');
+}
+
 // offerRecovery: the account was just created here and has no recovery
 // key; the chat list offers one until it is made or put off.
 let offerRecovery = false;
+
+// createKeyHash opens Settings and starts making a recovery key at once:
+// the offer's button says it creates one.
+const createKeyHash = '#/settings/create-recovery-key';
 
 function recoveryOffer() {
   if (!offerRecovery) return null;
   const box = el('section', { class: 'card warning', id: 'recovery-offer', role: 'region', 'aria-label': 'Recovery key' },
     el('p', {}, 'Save a recovery key now. If you lose this browser and have no other device, it is the only way back into your account.'),
-    el('p', {}, el('a', { href: '#/settings', id: 'recovery-offer-go', class: 'button primary' }, 'Create a recovery key'), ' ',
+    el('p', {}, el('a', { href: createKeyHash, id: 'recovery-offer-go', class: 'button primary' }, 'Create a recovery key'), ' ',
       el('button', {
         type: 'button', id: 'recovery-later',
         onclick: () => {
@@ -1613,8 +1706,8 @@ async function devicesScreen(known) {
   renderDeviceBanner();
   const mine = sync.currentDevice();
   for (const d of devices) {
-    const code = await sync.deviceCode(d.publicKey);
     const self = d.id === mine.id;
+    const code = self ? null : await sync.deviceCode(d.publicKey);
     const msg = el('span', { class: 'muted', role: 'status' });
     const actions = el('span', { class: 'actions' });
     const nameSlot = el('span', { class: 'device-name-slot' }, el('strong', { class: 'device-name' }, d.name));
@@ -1669,8 +1762,10 @@ async function devicesScreen(known) {
     }, self ? 'Remove this device' : 'Revoke'));
     list.append(el('li', { class: 'device', 'data-id': d.id, 'data-linked': d.linked ? 'true' : 'false' },
       el('span', { class: 'device-info' }, nameSlot, ' ', marks, el('br'),
-        el('span', { class: 'muted' }, 'Code: '), el('span', { class: 'device-code' }, code), el('br'),
-        el('span', { class: 'muted' }, 'Added ', new Date(d.createdAt).toLocaleString(), d.lastSeenAt ? ' · last seen ' + new Date(d.lastSeenAt).toLocaleString() : '')),
+        // This device needs no code to compare, and is in use now: the
+        // relay's last seen is when its stream last checked in.
+        ...(self ? [] : [el('span', { class: 'muted' }, 'Code: '), el('span', { class: 'device-code' }, code), el('br')]),
+        el('span', { class: 'muted' }, 'Added ', new Date(d.createdAt).toLocaleString(), self ? ' · in use now, in this browser' : d.lastSeenAt ? ' · last seen ' + new Date(d.lastSeenAt).toLocaleString() : '')),
       actions, msg));
   }
   show(gen, el('section', { class: 'card' }, el('h2', {}, 'Devices'),
@@ -1759,7 +1854,9 @@ async function route() {
     markScreen('auth');
     return authScreen();
   }
-  nav.hidden = false;
+  // Waiting to be linked, every screen is the waiting one: links to
+  // them would lead back to it.
+  nav.hidden = !sync.isLinked();
   meBox.hidden = false;
   const who = document.getElementById('whoami');
   who.textContent = sync.me();
@@ -1770,7 +1867,7 @@ async function route() {
   }
   if (shownWaiting) {
     shownWaiting = false;
-    linkedNotice = true;
+    linkedNotice = linkedNotice || { how: 'approved' };
   }
   const h = location.hash || '#/chats';
   const m = h.match(/^#\/chat\/([a-z0-9_]{3,32})$/);
@@ -1803,10 +1900,13 @@ async function route() {
     markScreen('devices');
     return devicesScreen();
   }
-  if (h === '#/settings') {
+  if (h === '#/settings' || h === createKeyHash) {
     current = { name: 'settings' };
     markScreen('settings');
-    return settingsScreen();
+    // The address goes back to Settings' own, so that a reload or Back
+    // never makes a second key, which would replace the first.
+    if (h === createKeyHash) history.replaceState(null, '', '#/settings');
+    return settingsScreen({ create: h === createKeyHash });
   }
   current = { name: 'chats' };
   markScreen('chats');
@@ -1844,22 +1944,37 @@ function loggedOut(why) {
   markScreen('auth');
   renderBar();
   renderPurge();
-  authScreen(why === 'deleted' ? "This account was deleted: every device was logged out, and this browser's copy of it was erased." : '');
+  authScreen(loggedOutTexts[why] || '');
 }
+
+// loggedOutTexts say why a tab shows the login: the account was deleted,
+// or another tab of this browser logged out ('elsewhere'). A logout
+// made in this tab needs no reason.
+const loggedOutTexts = {
+  deleted: "This account was deleted: every device was logged out, and this browser's copy of it was erased.",
+  elsewhere: "This browser was logged out in another tab: its history and keys here were deleted. Log in again to use your account.",
+};
 
 sync.subscribe(async (ev) => {
   if (ev.type === 'conn') renderBar();
   if (ev.type === 'purge') renderPurge();
   if (ev.type === 'account') {
-    loggedOut(ev.why);
+    // A logout is this tab's own while it is leaving; any other came
+    // from another tab.
+    loggedOut(ev.why === 'logout' && !leaving ? 'elsewhere' : ev.why);
     return;
   }
   if ((ev.type === 'conn' && ev.state === 'revoked') || ev.type === 'revoked') {
-    // The Retry buttons go, the composer says why it is off.
+    // The Retry buttons go, the composer says why it is off; the
+    // notices of a linked device go.
     if (current && current.name === 'chat') chatScreen(current.arg, false);
+    else if (current && current.name === 'chats') chatsScreen();
   }
   if (ev.type === 'linked') {
     await sync.load();
+    // Restored with the recovery key: whether another device holds the
+    // older history is asked, not assumed.
+    if (shownWaiting && ev.how === 'restored') linkedNotice = { how: 'restored', others: await otherLinked() };
     route();
     startDevicePoll();
   }
