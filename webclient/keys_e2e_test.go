@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -69,6 +70,9 @@ func TestMessageListKeys(t *testing.T) {
 		t.Fatalf("%d Tab stops between the chat's header and the composer: %q, want %q", len(stops), stops, want)
 	}
 	key(kb.Tab, "m 29", shift)
+	if hint := eval[string](alice, `document.getElementById(document.activeElement.getAttribute('aria-describedby'))?.textContent || ''`); !strings.Contains(hint, "arrows move between messages") {
+		t.Fatalf("the message focused is described by %q, not by how its keys work", hint)
+	}
 
 	key(kb.Home, "m 0")
 	key(kb.ArrowUp, "m 0")

@@ -910,15 +910,17 @@ function msgNodes(list) {
   return [...list.querySelectorAll(':scope > .msg')];
 }
 
-// placeMsgStop gives the stop to its message and makes the buttons of a
-// message tabbable only while the focus is in it (focused: where the
-// focus is, or goes).
+// placeMsgStop gives the stop, and the hint on the keys, to its message
+// and makes the buttons of a message tabbable only while the focus is in
+// it (focused: where the focus is, or goes).
 function placeMsgStop(list, focused = document.activeElement) {
   const rows = msgNodes(list);
   const stop = rows.find((r) => r.dataset.id === chatDom.msgStop) || rows[rows.length - 1];
   list.tabIndex = stop ? -1 : 0;
   for (const r of rows) {
     r.tabIndex = r === stop ? 0 : -1;
+    if (r === stop) r.setAttribute('aria-describedby', 'messages-hint');
+    else r.removeAttribute('aria-describedby');
     const inside = r === stop && r.contains(focused);
     for (const b of r.querySelectorAll('button')) b.tabIndex = inside ? 0 : -1;
   }
