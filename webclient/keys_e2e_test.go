@@ -113,7 +113,8 @@ func TestMessageListKeys(t *testing.T) {
 
 // TestChatKeepsPlace: each resize or zoom keeps the first message in view
 // (one partly above the top, at first) where it was in the list, and a list at
-// the bottom at the bottom, although the texts wrap anew.
+// the bottom at the bottom, although the texts wrap anew; a scroll of the
+// chat's own as the New messages button goes stays.
 func TestChatKeepsPlace(t *testing.T) {
 	_, alice, bob := aliceAndBob(t)
 	bob.openChat("alice")
@@ -154,6 +155,16 @@ func TestChatKeepsPlace(t *testing.T) {
 	if gap := eval[float64](alice, `(() => { const l = document.getElementById('messages'); return l.scrollHeight - l.scrollTop - l.clientHeight; })()`); gap > 2 {
 		alice.screenshot("bottom-lost")
 		t.Fatalf("after a resize the list that was at the bottom is %.0f px above it", gap)
+	}
+
+	// The New messages button shortens the list, not the room around it: a
+	// scroll of the chat's own as the button goes is not undone.
+	eval[chromedp.Void](alice, `document.getElementById('jump-new').hidden = false`)
+	settled(alice)
+	want := eval[float64](alice, `(() => { const l = document.getElementById('messages'); l.scrollTop = Math.round(l.scrollHeight / 2); document.getElementById('jump-new').hidden = true; return l.scrollTop; })()`)
+	settled(alice)
+	if got := eval[float64](alice, `document.getElementById('messages').scrollTop`); math.Abs(got-want) > 1 {
+		t.Fatalf("a scroll to %.0f px as the New messages button went ended at %.0f px", want, got)
 	}
 }
 

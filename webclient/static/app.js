@@ -972,17 +972,32 @@ function openActions(e) {
   btn.click();
 }
 
-// The message list keeps its place when its size changes (a resize, a
+// The message list keeps its place when its room changes (a resize, a
 // zoom, the chat-info panel, the composer growing): at the bottom it stays
 // at the bottom, else the message at its top stays where it was. The place
-// is noted at every scroll; a hidden list (size 0) has none.
+// is noted at every scroll; a hidden list (size 0) has none. The room is
+// the list's wrapper: the New messages button shortens the list itself,
+// along with scrolls of the chat's own that must not be undone.
+function roomOf(list) {
+  const w = list.parentElement;
+  return w.clientWidth + 'x' + w.clientHeight;
+}
+
+function keepPlaceOnResize(list) {
+  const sizes = new ResizeObserver(() => {
+    if (!list.isConnected) sizes.disconnect();
+    else keepPlace(list);
+  });
+  sizes.observe(list.parentElement);
+}
+
 function notePlace(list, resized = false) {
   if (!chatDom || chatDom.list !== list || !list.clientHeight) return;
-  const size = list.clientWidth + 'x' + list.clientHeight;
-  // The browser's own scroll for a new size (its scroll anchoring) comes
+  const size = roomOf(list);
+  // The browser's own scroll for a new room (its scroll anchoring) comes
   // before the resize is seen: the place from before it stays for
-  // keepPlace. A scroll to the bottom (the New messages button going) is
-  // the place.
+  // keepPlace. A scroll to the bottom counts all the same (one's own
+  // message sent as the composer shrinks back).
   if (!resized && chatDom.place && chatDom.place.size !== size && !nearBottom(list)) return;
   const top = list.getBoundingClientRect().top;
   const rows = msgNodes(list);
@@ -1174,11 +1189,6 @@ async function chatScreen(username, opening) {
   list.addEventListener('focusin', msgFocusIn);
   list.addEventListener('focusout', msgFocusOut);
   list.addEventListener('scroll', () => notePlace(list));
-  const sizes = new ResizeObserver(() => {
-    if (!list.isConnected) sizes.disconnect();
-    else keepPlace(list);
-  });
-  sizes.observe(list);
   const jump = el('button', { type: 'button', id: 'jump-new', class: 'jump-new', hidden: true, onclick: () => toBottom() },
     'New messages ', el('span', { class: 'count' }), ' ↓');
   list.addEventListener('scroll', () => {
@@ -1274,6 +1284,7 @@ async function chatScreen(username, opening) {
   d.chatPane.replaceChildren(section);
   chatDom = { username, list, warning: warningSlot, text, sendBtn, note, info, infoBtn, badge, jump, modeBar, mode: null, lastOwn: lastOwnOf(shownList, me), unseen: 0, sending: false, code: null, infoSig: JSON.stringify([ch && ch.verified, !!(ch && ch.publicKey)]) };
   placeMsgStop(list);
+  keepPlaceOnResize(list);
   infoPanel(username, ch);
   renderChatHead(username, ch);
   renderComposer();
