@@ -39,6 +39,10 @@ func TestMessageListKeys(t *testing.T) {
 	_, alice, bob := aliceAndBob(t)
 	bob.openChat("alice")
 	sendMany(bob, "alice", "m ", 30)
+	// All there before the chat opens: one arriving after would show the
+	// New messages button, which goes once the list is at the bottom,
+	// with the focus if a Tab has just reached it.
+	alice.waitFor("30 unread", unreadIs("bob", 30))
 	alice.openChat("bob")
 	alice.waitMessage("m 29")
 	at := func(want string) {
@@ -250,8 +254,8 @@ func TestBubbleEdges(t *testing.T) {
 	}
 }
 
-// TestConnectingBarStill: the "Connecting…" bar of a page that loads
-// does not move the header or the page when it comes or goes.
+// TestConnectingBarStill: the "Connecting…" bar of a page that loads does
+// not move the header or the page when it comes or goes.
 func TestConnectingBarStill(t *testing.T) {
 	var hold atomic.Bool
 	release := make(chan struct{})
@@ -275,10 +279,10 @@ func TestConnectingBarStill(t *testing.T) {
 	alice.waitFor("the Connecting bar", `(() => { const b = document.getElementById('conn-bar'); return !b.hidden && b.dataset.state === 'connecting' && !document.getElementById('me-box').hidden && document.getElementById('chat-list'); })()`)
 	settled(alice)
 	alice.screenshot("connecting")
-	during := []rect{boxOf(alice, "header.top"), boxOf(alice, "#list-pane")}
-	if bar := boxOf(alice, "#conn-bar"); !bar.Shown || bar.Top < 0 || bar.Right > 390.5 {
+	if bar := boxOf(alice, "#conn-bar"); !bar.Shown || bar.Top < 0 || bar.Left < 0 || bar.Right > 390.5 {
 		t.Fatalf("the Connecting bar is not on screen: %+v", bar)
 	}
+	during := []rect{boxOf(alice, "header.top"), boxOf(alice, "#list-pane")}
 	hold.Store(false)
 	close(release)
 	alice.waitFor("the stream", `document.getElementById('conn-bar').hidden`)
