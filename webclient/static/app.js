@@ -786,7 +786,9 @@ function menuButton(m, ctx) {
       if (e.key === 'Escape') {
         e.stopPropagation();
         close();
+        return;
       }
+      menuKey(e, menu);
     });
     wrap.append(menu);
     btn.setAttribute('aria-expanded', 'true');
@@ -795,6 +797,19 @@ function menuButton(m, ctx) {
   });
   wrap.append(btn);
   return wrap;
+}
+
+// menuKey moves the focus between the buttons of an open menu: Down and
+// Right to the next (from the last to the first), Up and Left back, Home
+// and End to the first and the last.
+function menuKey(e, menu) {
+  if (e.altKey || e.ctrlKey || e.metaKey) return;
+  const items = [...menu.querySelectorAll('button')];
+  const at = items.indexOf(document.activeElement);
+  const to = { ArrowDown: at + 1, ArrowRight: at + 1, ArrowUp: at - 1, ArrowLeft: at - 1, Home: 0, End: items.length - 1 }[e.key];
+  if (to === undefined || !items.length) return;
+  e.preventDefault();
+  items[(to + items.length) % items.length].focus();
 }
 
 async function deleteEveryone(m) {
@@ -868,13 +883,13 @@ function placeRows(list, rows) {
       const fresh = r.make();
       rowInfo.set(fresh, { key: r.key, sig: r.sig });
       // Focus inside a rebuilt row stays on the row's like of it.
-      const focused = n && n.contains(document.activeElement) ? document.activeElement.className : null;
+      const focused = n && n.contains(document.activeElement) ? document.activeElement : null;
       if (n) n.replaceWith(fresh);
-      n = fresh;
       if (focused) {
-        const again = n.querySelector('.' + focused.split(' ')[0]);
+        const again = focused === n ? fresh : fresh.querySelector('.' + focused.className.split(' ')[0]);
         if (again) again.focus();
       }
+      n = fresh;
     }
     if (list.children[i] !== n) list.insertBefore(n, list.children[i] || null);
     i++;
@@ -923,6 +938,9 @@ function nearBottom(list) {
 // below the visible part of the chat, with how many.
 function renderJump() {
   const { count } = chatDom.seen.below();
+  // The button going away with the focus on it leaves the focus in the
+  // list, not on the page.
+  if (!count && chatDom.jump.contains(document.activeElement)) chatDom.list.focus();
   chatDom.jump.hidden = !count;
   chatDom.jump.querySelector('.count').textContent = String(count);
 }
@@ -951,6 +969,127 @@ function announce(msgs) {
   const box = document.getElementById('announce');
   if (!box || !msgs.length) return;
   box.textContent = msgs.map((m) => `${chatName(m.chat)}: ${bodyText(m)}`).join('\n');
+}
+
+// The message list is one Tab stop, as the chat list is: the arrows, Home
+// and End move between the messages, Tab goes on to the buttons of the
+// message focused (its ⋯, reactions, Retry) and Enter or the context-menu
+// key opens its actions. The stop is the message last focused, else the
+// newest; the list itself takes it while there is no message.
+function msgNodes(list) {
+  return [...list.querySelectorAll(':scope > .msg')];
+}
+
+// placeMsgStop gives the stop, and the hint on the keys, to its message
+// and makes the buttons of a message tabbable only while the focus is in
+// it (focused: where the focus is, or goes).
+function placeMsgStop(list, focused = document.activeElement) {
+  const rows = msgNodes(list);
+  const stop = rows.find((r) => r.dataset.id === chatDom.msgStop) || rows[rows.length - 1];
+  list.tabIndex = stop ? -1 : 0;
+  for (const r of rows) {
+    r.tabIndex = r === stop ? 0 : -1;
+    if (r === stop) r.setAttribute('aria-describedby', 'messages-hint');
+    else r.removeAttribute('aria-describedby');
+    const inside = r === stop && r.contains(focused);
+    for (const b of r.querySelectorAll('button')) b.tabIndex = inside ? 0 : -1;
+  }
+}
+
+function msgFocusIn(e) {
+  const node = e.target.closest('.msg');
+  if (!node || !chatDom || chatDom.list !== e.currentTarget) return;
+  chatDom.msgStop = node.dataset.id;
+  placeMsgStop(e.currentTarget, e.target);
+}
+
+function msgFocusOut(e) {
+  const node = e.target.closest('.msg');
+  if (node && !node.contains(e.relatedTarget) && chatDom && chatDom.list === e.currentTarget) placeMsgStop(e.currentTarget, e.relatedTarget);
+}
+
+function messageListKey(e) {
+  const node = e.target;
+  if (!node.matches('.msg') || e.altKey || e.ctrlKey || e.metaKey) return;
+  const rows = msgNodes(e.currentTarget);
+  const at = rows.indexOf(node);
+  const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: rows.length - 1 }[e.key];
+  if (to !== undefined) {
+    e.preventDefault();
+    rows[Math.max(0, Math.min(rows.length - 1, to))].focus();
+    return;
+  }
+  // Enter opens the actions when it is let go: opened at its press, the
+  // key's character could go on to press the menu's first item.
+  if (e.key === 'Enter') {
+    e.preventDefault();
+    chatDom.enterOn = node;
+  }
+}
+
+function messageListKeyUp(e) {
+  if (e.key !== 'Enter' || !chatDom || chatDom.enterOn !== e.target) return;
+  chatDom.enterOn = null;
+  openActions(e);
+}
+
+// openActions opens the menu of the message focused (Enter, the
+// context-menu key, Shift+F10).
+function openActions(e) {
+  const btn = e.target.matches('.msg') ? e.target.querySelector('.msg-actions') : null;
+  if (!btn) return;
+  e.preventDefault();
+  btn.click();
+}
+
+// The message list keeps its place when its room changes (a resize, a
+// zoom, the chat-info panel, the composer growing): at the bottom it stays
+// at the bottom, else the message at its top stays where it was. The place
+// is noted at every scroll; a hidden list (size 0) has none. The room is
+// the list's wrapper: the New messages button shortens the list itself,
+// along with scrolls of the chat's own that must not be undone.
+function roomOf(list) {
+  const w = list.parentElement;
+  return w.clientWidth + 'x' + w.clientHeight;
+}
+
+function keepPlaceOnResize(list) {
+  const sizes = new ResizeObserver(() => {
+    if (!list.isConnected) sizes.disconnect();
+    else keepPlace(list);
+  });
+  sizes.observe(list.parentElement);
+}
+
+function notePlace(list, resized = false) {
+  if (!chatDom || chatDom.list !== list || !list.clientHeight) return;
+  const size = roomOf(list);
+  // The browser's own scroll for a new room (its scroll anchoring) comes
+  // before the resize is seen: the place from before it stays for
+  // keepPlace. A scroll to the bottom counts all the same (one's own
+  // message sent as the composer shrinks back).
+  if (!resized && chatDom.place && chatDom.place.size !== size && !nearBottom(list)) return;
+  const top = list.getBoundingClientRect().top;
+  const rows = msgNodes(list);
+  // The first message not wholly above the top: the rows are in order.
+  let lo = 0;
+  let hi = rows.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (rows[mid].getBoundingClientRect().bottom > top) hi = mid;
+    else lo = mid + 1;
+  }
+  const node = rows[lo];
+  chatDom.place = { size, bottom: nearBottom(list), id: node ? node.dataset.id : null, at: node ? node.getBoundingClientRect().top - top : 0 };
+}
+
+function keepPlace(list) {
+  const p = chatDom && chatDom.list === list && list.clientHeight ? chatDom.place : null;
+  if (!p) return;
+  const node = p.id && list.querySelector(`.msg[data-id="${p.id}"]`);
+  if (p.bottom) list.scrollTop = list.scrollHeight;
+  else if (node) list.scrollTop += node.getBoundingClientRect().top - list.getBoundingClientRect().top - p.at;
+  notePlace(list, true);
 }
 
 // infoPanel fills the chat-info panel: the safety code to compare, and
@@ -1005,6 +1144,8 @@ async function toggleInfo(open) {
     d.code = code;
     const slot = document.getElementById('safety-code');
     if (slot) slot.textContent = code || 'Unknown yet';
+    // The code came after the focus: the button focused stays in view.
+    if (btn && document.activeElement === btn) btn.scrollIntoView({ block: 'nearest' });
   }
 }
 
@@ -1086,6 +1227,7 @@ async function chatScreen(username, opening) {
     const list = chatDom.list;
     const atBottom = nearBottom(list);
     const added = placeRows(list, rows).filter((r) => r.msg);
+    placeMsgStop(list);
     chatDom.lastOwn = lastOwnOf(shownList, me);
     chatDom.warning.replaceChildren(warning);
     const newIn = added.filter((r) => r.msg.dir === 'in').map((r) => r.msg);
@@ -1111,8 +1253,14 @@ async function chatScreen(username, opening) {
     return;
   }
 
-  const list = el('ol', { class: 'messages plain', id: 'messages', 'aria-label': 'Messages', tabindex: '0' });
+  const list = el('ol', { class: 'messages plain', id: 'messages', 'aria-label': 'Messages', 'aria-describedby': 'messages-hint', tabindex: '0' });
   placeRows(list, rows);
+  list.addEventListener('keydown', messageListKey);
+  list.addEventListener('keyup', messageListKeyUp);
+  list.addEventListener('contextmenu', openActions);
+  list.addEventListener('focusin', msgFocusIn);
+  list.addEventListener('focusout', msgFocusOut);
+  list.addEventListener('scroll', () => notePlace(list));
   const jump = el('button', { type: 'button', id: 'jump-new', class: 'jump-new', hidden: true, onclick: () => jumpToNew() },
     'New messages ', el('span', { class: 'count' }), ' ↓');
   list.addEventListener('scroll', () => {
@@ -1200,11 +1348,14 @@ async function chatScreen(username, opening) {
     info, warningSlot, el('p', { id: 'chat-error', class: 'error', role: 'alert' }),
     el('div', { class: 'messages-wrap' }, list, jump), note, modeBar,
     el('div', { class: 'composer' }, text, sendBtn),
-    el('p', { id: 'composer-hint', class: 'sr-only' }, 'Enter sends, Shift+Enter makes a new line, the up arrow in an empty composer edits your last message.'));
+    el('p', { id: 'composer-hint', class: 'sr-only' }, 'Enter sends, Shift+Enter makes a new line, the up arrow in an empty composer edits your last message.'),
+    el('p', { id: 'messages-hint', class: 'sr-only' }, 'The up and down arrows move between messages, Home and End to the first and the last; Tab goes to the buttons of the message. Enter opens its actions, the arrows move between them and Escape closes them.'));
   d.chatPane.replaceChildren(section);
   if (chatDom) chatDom.seen.stop();
   const seen = watchSeen(list, (ids) => sync.markSeen(username, ids));
   chatDom = { username, list, seen, warning: warningSlot, text, sendBtn, note, info, infoBtn, badge, jump, modeBar, mode: null, lastOwn: lastOwnOf(shownList, me), sending: false, code: null, infoSig: JSON.stringify([ch && ch.verified, !!(ch && ch.publicKey)]) };
+  placeMsgStop(list);
+  keepPlaceOnResize(list);
   infoPanel(username, ch);
   renderChatHead(username, ch);
   renderComposer();
@@ -1212,6 +1363,7 @@ async function chatScreen(username, opening) {
   const divider = list.querySelector('.new-divider');
   if (divider) list.scrollTop = divider.offsetTop - 8;
   else list.scrollTop = list.scrollHeight;
+  notePlace(list);
   watchChat(msgs, ch);
   text.focus({ preventScroll: true });
 }
