@@ -45,6 +45,10 @@ func TestMessageListKeys(t *testing.T) {
 	alice.waitFor("30 unread", unreadIs("bob", 30))
 	alice.openChat("bob")
 	alice.waitMessage("m 29")
+	// Read to the end: the unread messages below the view have their
+	// New messages button, a Tab stop of its own.
+	eval[chromedp.Void](alice, `document.getElementById('messages').scrollTop = document.getElementById('messages').scrollHeight`)
+	alice.waitFor("all read, no New messages button", `import('/store.js').then(s => s.getChat('bob')).then(c => c.unread === 0 && document.getElementById('jump-new').hidden)`)
 	at := func(want string) {
 		t.Helper()
 		if got := eval[string](alice, msgFocus); got != want {

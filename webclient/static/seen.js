@@ -65,11 +65,12 @@ export function watchSeen(list, report) {
     },
     // flush reports at once: the tab became visible, or the chat is left.
     flush,
-    // firstBelow is the first unread row below the view, and below how
-    // many unread rows wait there.
+    // below is the first unread row below the view, and how many unread
+    // rows wait there: those not in view by the measure of flush, under
+    // the view's top.
     below() {
-      const bottom = list.scrollTop + list.clientHeight;
-      const rows = [...list.querySelectorAll('li.msg.in[data-id]')].filter((n) => unread.has(n.dataset.id) && n.offsetTop + n.offsetHeight / 2 > bottom);
+      const view = list.getBoundingClientRect();
+      const rows = [...list.querySelectorAll('li.msg.in[data-id]')].filter((n) => unread.has(n.dataset.id) && n.getBoundingClientRect().top > view.top && !halfIn(n, view));
       return { first: rows[0] || null, count: rows.length };
     },
     stop() {
