@@ -24,6 +24,12 @@ function revoked() {
   return sync.connection() === 'revoked' || sync.isRevoked();
 }
 
+// retryable: a Retry of a message to chat could work. Not from a revoked
+// device, nor to a contact whose account was deleted.
+function retryable(chat) {
+  return !revoked() && !sync.isDeleted(chat);
+}
+
 // el builds an element: el('p', {class: 'x'}, 'text', child, …).
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -633,14 +639,15 @@ function messageNode(m, ctx) {
   } else if (m.error && m.status !== 'sent') {
     const text = m.error.code === 'device_forbidden' ? 'Not sent: this browser was removed from your account.' : m.error.text;
     node.append(el('span', { class: 'error', role: 'alert' }, text));
-    // A revoked device cannot send: a Retry could never work.
-    if (m.status === 'failed' && !revoked()) node.append(' ', el('button', { type: 'button', class: 'retry', onclick: () => sync.retry(m.id) }, 'Retry'));
+    // A revoked device cannot send, nor can anyone to a deleted account:
+    // a Retry could never work.
+    if (m.status === 'failed' && retryable(m.chat)) node.append(' ', el('button', { type: 'button', class: 'retry', onclick: () => sync.retry(m.id) }, 'Retry'));
   }
   for (const r of m.pending) {
     const what = { edit: 'edit', delete: 'deletion', reaction: 'reaction' }[r.kind];
     if (r.status === 'failed') {
       node.append(el('span', { class: 'error record-error', role: 'alert' }, `Your ${what} was not sent: ${r.error ? r.error.text : 'the relay refused it'}.`),
-        revoked() ? '' : el('button', { type: 'button', class: 'retry', onclick: () => sync.retry(r.id) }, 'Retry'),
+        retryable(m.chat) ? el('button', { type: 'button', class: 'retry', onclick: () => sync.retry(r.id) }, 'Retry') : '',
         ' ', el('button', { type: 'button', class: 'discard', onclick: () => sync.discard(r.id) }, 'Discard'));
     } else if (r.error && r.error.code === 'network') {
       node.append(el('span', { class: 'muted record-wait' }, `Your ${what} is not sent yet: the relay cannot be reached. It will be retried.`));
@@ -778,7 +785,7 @@ function chatRows(shown, ctx) {
     }
     if (m.id === newDividerAt) rows.push({ key: 'new', sig: '', make: () => el('li', { class: 'new-divider', id: 'new-divider' }, 'New messages') });
     const quote = m.replyTo ? quoteOf(m.replyTo, ctx.byId) : null;
-    const sig = JSON.stringify([m.text, m.ts, m.status, m.error, m.undecryptable, m.waiting, m.status === 'failed' && revoked(), m.deleted, m.edited, m.reactions, m.tick, ctx.showRead, quote,
+    const sig = JSON.stringify([m.text, m.ts, m.status, m.error, m.undecryptable, m.waiting, m.status === 'failed' && retryable(m.chat), m.deleted, m.edited, m.reactions, m.tick, ctx.showRead, quote,
       m.pending.map((r) => [r.id, r.status, r.error])]);
     rows.push({ key: 'msg:' + m.id, msg: m, sig, make: () => messageNode(m, ctx) });
   }
@@ -949,9 +956,10 @@ document.addEventListener('keydown', (e) => {
   toggleInfo(false);
 });
 
-// renderChatHead shows the verified mark beside the chat's name.
+// renderChatHead shows the verified mark beside the chat's name: not for a
+// deleted account, whose key nobody holds any more.
 function renderChatHead(username, ch) {
-  chatDom.badge.hidden = !(ch && ch.verified) || username === sync.me();
+  chatDom.badge.hidden = !(ch && ch.verified) || username === sync.me() || sync.isDeleted(username);
 }
 
 // lastOwnOf is the last message this account sent that can be edited.
@@ -1844,6 +1852,9 @@ sync.subscribe(async (ev) => {
     // The Retry buttons go, the composer says why it is off.
     if (current && current.name === 'chat') chatScreen(current.arg, false);
   }
+  // The open chat of a contact who deleted their account: composer off,
+  // no verified mark, no Retry.
+  if (ev.type === 'contact-deleted' && current && current.name === 'chat' && current.arg === ev.chat) chatScreen(ev.chat, false);
   if (ev.type === 'linked') {
     await sync.load();
     route();

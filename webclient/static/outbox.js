@@ -8,6 +8,7 @@ import * as api from './api.js';
 import * as c from './crypto.js';
 import * as account from './account.js';
 import { isOwner, notify, onRemote, post } from './election.js';
+import { markDeleted } from './contacts.js';
 import { ulid, ulidTime } from './ulid.js';
 
 // REUSE_WINDOW: an id never sent is renewed before its first attempt when
@@ -257,6 +258,11 @@ async function attempt(m, freshOnly = false) {
       changed(m.chat);
       later(m.chat, secs * 1000);
       return false;
+    }
+    if (e.code === 'account_deleted') {
+      // No Retry can ever work: the chat learns it before it shows this.
+      markDeleted(m.chat);
+      return fail(m, { code: 'account_deleted', text: `Not sent: ${m.chat} deleted their account, so nothing can be sent to them any more.` });
     }
     if (e.code === 'unknown_recipient') {
       return fail(m, { code: 'unknown_recipient', text: `Not sent: there is no account named ${m.chat}.` });
