@@ -1,6 +1,7 @@
 package webclient_test
 
 import (
+	"slices"
 	"testing"
 )
 
@@ -34,4 +35,84 @@ func TestContactDeletedWhileChatOpen(t *testing.T) {
 		t.Error("a message to the deleted account offers Retry, which can never work")
 	}
 	checkScreen(alice, "contact-deleted-open")
+}
+
+// linkCasesJS runs links.js on each text and returns what it built: a
+// text node as {t}, a link as {a, href, target, rel}, anything else as
+// {other: its name}.
+const linkCasesJS = `(async (texts) => {
+  const { linkified } = await import('/links.js');
+  return texts.map((t) => linkified(t).map((n) => n.nodeType === Node.TEXT_NODE ? { t: n.textContent }
+    : n.nodeName === 'A' && !n.children.length ? { a: n.textContent, href: n.getAttribute('href'), target: n.target, rel: n.rel }
+    : { other: n.nodeName }));
+})`
+
+// linkNode is one node linkified built, as linkCasesJS describes it.
+type linkNode struct {
+	T      string `json:"t,omitempty"`
+	A      string `json:"a,omitempty"`
+	Href   string `json:"href,omitempty"`
+	Target string `json:"target,omitempty"`
+	Rel    string `json:"rel,omitempty"`
+	Other  string `json:"other,omitempty"`
+}
+
+func txt(s string) linkNode { return linkNode{T: s} }
+
+func link(shown, href string) linkNode {
+	return linkNode{A: shown, Href: href, Target: "_blank", Rel: "noopener noreferrer"}
+}
+
+// TestLinksInMessages: http and https addresses in a message become links
+// that open in a new tab with no opener and no referrer, built as nodes;
+// other schemes, markup and the punctuation around an address stay text.
+// Then the same in a chat: bob's message to alice shows the link, and
+// alice's page fetched nothing from the linked site.
+func TestLinksInMessages(t *testing.T) {
+	_, alice, bob := aliceAndBob(t)
+	cases := []struct {
+		in   string
+		want []linkNode
+	}{
+		{"see https://example.com/a?b=1.", []linkNode{txt("see "), link("https://example.com/a?b=1", "https://example.com/a?b=1"), txt(".")}},
+		{"no link here", []linkNode{txt("no link here")}},
+		{"javascript:alert(1)", []linkNode{txt("javascript:alert(1)")}},
+		{"JavaScript:alert(document.cookie)//http", []linkNode{txt("JavaScript:alert(document.cookie)//http")}},
+		{"data:text/html,<script>alert(1)</script>", []linkNode{txt("data:text/html,<script>alert(1)</script>")}},
+		{"xhttps://evil.example/", []linkNode{txt("xhttps://evil.example/")}},
+		{"https:// and http://", []linkNode{txt("https:// and http://")}},
+		{"(https://en.wikipedia.org/wiki/Foo_(bar)), ok?", []linkNode{txt("("), link("https://en.wikipedia.org/wiki/Foo_(bar)", "https://en.wikipedia.org/wiki/Foo_(bar)"), txt("), ok?")}},
+		{"HTTPS://Example.COM/x, and http://a.example:8080/p!", []linkNode{link("HTTPS://Example.COM/x", "https://example.com/x"), txt(", and "), link("http://a.example:8080/p", "http://a.example:8080/p"), txt("!")}},
+		{`<img src=x onerror=alert(1)> https://x.example/"><script>alert(1)</script>`, []linkNode{txt("<img src=x onerror=alert(1)> "), link("https://x.example/", "https://x.example/"), txt(`"><script>alert(1)</script>`)}},
+		{"'https://q.example/a'", []linkNode{txt("'"), link("https://q.example/a", "https://q.example/a"), txt("'")}},
+		{"line one\nhttps://b.example\n", []linkNode{txt("line one\n"), link("https://b.example", "https://b.example/"), txt("\n")}},
+	}
+	var ins []string
+	for _, c := range cases {
+		ins = append(ins, c.in)
+	}
+	got := eval[[][]linkNode](alice, linkCasesJS+`(`+js(ins)+`)`)
+	for i, c := range cases {
+		if !slices.Equal(got[i], c.want) {
+			t.Errorf("%q became %+v, want %+v", c.in, got[i], c.want)
+		}
+	}
+
+	bob.openChat("alice")
+	bob.send("javascript:alert(1)")
+	bob.send("read https://example.com/x.")
+	alice.openChat("bob")
+	alice.waitMessage("read https://example.com/x.")
+	a := eval[[]linkNode](alice, `[...document.querySelectorAll('#messages .msg .text a')].map((n) => ({ a: n.textContent, href: n.getAttribute('href'), target: n.target, rel: n.rel }))`)
+	if want := []linkNode{link("https://example.com/x", "https://example.com/x")}; !slices.Equal(a, want) {
+		t.Errorf("the links in alice's chat are %+v, want %+v", a, want)
+	}
+	if !alice.hasMessage("javascript:alert(1)") {
+		t.Error("the javascript: message is not shown as text")
+	}
+	// No preview: the page asked the linked site for nothing.
+	if n := eval[int](alice, `performance.getEntriesByType('resource').filter((e) => e.name.includes('example.com')).length`); n != 0 {
+		t.Errorf("the page fetched %d resources from the linked site", n)
+	}
+	checkScreen(alice, "links")
 }

@@ -7,6 +7,7 @@ import * as store from './store.js';
 import * as sync from './sync.js';
 import * as api from './api.js';
 import { reactionsOf } from './records.js';
+import { linkified } from './links.js';
 import * as time from './time.js';
 
 const view = document.getElementById('view');
@@ -625,7 +626,9 @@ function messageNode(m, ctx) {
       : el('button', { type: 'button', class: 'quote', 'data-target': m.replyTo, 'aria-label': `Quoted message from ${q.who}: ${q.text}. Show it`, onclick: () => showQuoted(m.replyTo) },
         el('span', { class: 'quote-who' }, q.who), ' ', el('span', { class: 'quote-text' }, q.text)));
   }
-  node.append(el('span', { class: 'text' }, m.deleted ? 'This message was deleted' : bodyText(m)));
+  // Only what the person wrote gets links, never the client's own words.
+  const written = !m.deleted && !m.unknown && !m.waiting && !m.undecryptable;
+  node.append(el('span', { class: 'text' }, ...(written ? linkified(m.text) : [m.deleted ? 'This message was deleted' : bodyText(m)])));
   const edited = !m.deleted && (m.edited || m.pending.some((r) => r.kind === 'edit'));
   node.append(el('span', { class: 'meta' }, el('time', { datetime: new Date(m.ts).toISOString(), title: time.full(m.ts) }, time.clock(m.ts)),
     edited ? el('span', { class: 'edited' }, ' · edited') : null,
