@@ -2,7 +2,12 @@ package webclient_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // TestContactDeletedWhileChatOpen: alice has her chat with bob open, his
@@ -115,4 +120,76 @@ func TestLinksInMessages(t *testing.T) {
 		t.Errorf("the page fetched %d resources from the linked site", n)
 	}
 	checkScreen(alice, "links")
+}
+
+// keyCommand presses a key with an editing command (copy, paste) as a
+// person's Ctrl+C or Ctrl+V does, through the browser's own clipboard.
+func keyCommand(tb *tab, key, command string) {
+	tb.t.Helper()
+	const ctrl = 2 // the protocol's bit for Ctrl
+	for _, typ := range []input.DispatchKeyEventType{input.DispatchKeyEventTypeRawKeyDown, input.DispatchKeyEventTypeKeyUp} {
+		ev := input.DispatchKeyEventParams{Type: typ, Key: key, Code: "Key" + strings.ToUpper(key), Modifiers: ctrl}
+		if typ == input.DispatchKeyEventTypeRawKeyDown {
+			ev.Commands = []string{command}
+		}
+		if _, err := chromedp.Call(tb.ctx, input.DispatchKeyEvent, ev); err != nil {
+			tb.t.Fatalf("%s: %v", command, err)
+		}
+	}
+}
+
+// copyText puts text on the browser's clipboard the way a person does:
+// selected in a field, then Ctrl+C.
+func copyText(tb *tab, text string) {
+	tb.t.Helper()
+	eval[chromedp.Void](tb, `(() => { const t = document.createElement('textarea'); t.id = 'clip'; t.value = `+js(text)+`; document.body.append(t); t.focus(); t.select(); })()`)
+	keyCommand(tb, "c", "copy")
+	eval[chromedp.Void](tb, `document.getElementById('clip').remove()`)
+}
+
+// composerBox is the composer's height and whether it scrolls.
+type composerBox struct {
+	Height  float64 `json:"height"`
+	Scrolls bool    `json:"scrolls"`
+}
+
+const composerBoxJS = `(() => { const t = document.getElementById('composer'); return { height: t.getBoundingClientRect().height, scrolls: t.scrollHeight > t.clientHeight + 1 }; })()`
+
+// TestComposer: the composer grows with what is typed, line by line, up
+// to a few lines, then scrolls, and stays on screen at 390 and 1280 px. A
+// paste longer than a message may be is cut by the browser at the limit:
+// the composer says how much of it was kept and why, and the note goes
+// with the next edit.
+func TestComposer(t *testing.T) {
+	_, alice, _ := aliceAndBob(t)
+	alice.openChat("bob")
+	one := eval[composerBox](alice, composerBoxJS)
+	shiftEnter := chromedp.KeyEvent(kb.Enter, chromedp.KeyModifiers(chromedp.ModifierShift))
+	alice.do(chromedp.SendKeys(chromedp.ID("composer"), "one"), shiftEnter, chromedp.SendKeys(chromedp.ID("composer"), "two"), shiftEnter, chromedp.SendKeys(chromedp.ID("composer"), "three"))
+	if got := eval[string](alice, `document.getElementById('composer').value`); got != "one\ntwo\nthree" {
+		t.Fatalf("the composer holds %q", got)
+	}
+	three := eval[composerBox](alice, composerBoxJS)
+	if three.Height < one.Height*2 || three.Scrolls {
+		t.Errorf("three lines: the composer is %.0f px high (one line: %.0f px), scrolling %v: it does not grow with what is typed", three.Height, one.Height, three.Scrolls)
+	}
+	eval[chromedp.Void](alice, `(() => { const t = document.getElementById('composer'); t.value = Array.from({ length: 30 }, (_, i) => 'line ' + i).join('\n'); t.dispatchEvent(new Event('input')); })()`)
+	many := eval[composerBox](alice, composerBoxJS)
+	if many.Height < three.Height || many.Height > one.Height*5 || !many.Scrolls {
+		t.Errorf("thirty lines: the composer is %.0f px high, scrolling %v: it should stop growing after a few lines and scroll", many.Height, many.Scrolls)
+	}
+	checkScreen(alice, "composer-grown")
+
+	// A paste over the limit: 15,990 characters typed, 25 pasted, 10 kept.
+	eval[chromedp.Void](alice, `(() => { const t = document.getElementById('composer'); t.value = 'x'.repeat(15990); t.dispatchEvent(new Event('input')); })()`)
+	copyText(alice, strings.Repeat("y", 25))
+	alice.do(chromedp.Focus(chromedp.ID("composer")))
+	eval[chromedp.Void](alice, `(() => { const t = document.getElementById('composer'); t.setSelectionRange(t.value.length, t.value.length); })()`)
+	keyCommand(alice, "v", "paste")
+	alice.waitFor("the paste cut at the limit", `document.getElementById('composer').value.length === 16000`)
+	alice.waitFor("the composer saying what it kept",
+		`(() => { const n = document.getElementById('composer-limit'); return !!n && !n.hidden && n.textContent.includes('Only 10 of the 25 characters pasted were kept') && n.textContent.includes('16,000'); })()`)
+	checkScreen(alice, "composer-paste-cut")
+	alice.do(chromedp.SendKeys(chromedp.ID("composer"), kb.Backspace))
+	alice.waitFor("the note gone with the next edit", `document.getElementById('composer-limit').hidden`)
 }

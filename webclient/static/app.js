@@ -6,7 +6,7 @@
 import * as store from './store.js';
 import * as sync from './sync.js';
 import * as api from './api.js';
-import { reactionsOf } from './records.js';
+import { reactionsOf, MAX_TEXT } from './records.js';
 import { linkified } from './links.js';
 import * as time from './time.js';
 
@@ -965,6 +965,29 @@ function renderChatHead(username, ch) {
   chatDom.badge.hidden = !(ch && ch.verified) || username === sync.me() || sync.isDeleted(username);
 }
 
+// watchLength says in slot when the composer cut what was pasted or typed
+// at the length a message may have (its maxlength), and how much it kept:
+// the browser cuts without a word. The note goes with the next edit that
+// cuts nothing.
+function watchLength(text, slot) {
+  const count = (n) => n.toLocaleString('en');
+  const say = (t) => {
+    slot.textContent = t;
+    slot.hidden = false;
+  };
+  text.addEventListener('paste', (e) => {
+    // The browser keeps line breaks as \n, as the limit counts them.
+    const t = e.clipboardData ? e.clipboardData.getData('text/plain').replace(/\r\n?/g, '\n') : '';
+    const room = Math.max(0, MAX_TEXT - (text.value.length - (text.selectionEnd - text.selectionStart)));
+    if (t.length > room) say(`Only ${count(room)} of the ${count(t.length)} characters pasted were kept: a message holds at most ${count(MAX_TEXT)} characters. Send this part, then paste the rest in another message.`);
+  });
+  text.addEventListener('input', (e) => {
+    if (e.inputType === 'insertFromPaste') return;
+    if (text.value.length >= MAX_TEXT) say(`This message is full: a message holds at most ${count(MAX_TEXT)} characters. Send it, then write the rest in another message.`);
+    else slot.hidden = true;
+  });
+}
+
 // lastOwnOf is the last message this account sent that can be edited.
 function lastOwnOf(shown, me) {
   const own = shown.filter((m) => m.dir === 'out' && m.from === me && m.status === 'sent' && !m.deleted && typeof m.text === 'string');
@@ -1064,7 +1087,7 @@ async function chatScreen(username, opening) {
     }
   });
   const warningSlot = el('div', { class: 'warning-slot' }, warning);
-  const text = el('textarea', { id: 'composer', 'data-chat': username, 'aria-label': `Message to ${chatName(username)}`, placeholder: 'Write a message', rows: 1, maxlength: 16000, enterkeyhint: 'send', 'aria-describedby': 'composer-hint composer-note' });
+  const text = el('textarea', { id: 'composer', 'data-chat': username, 'aria-label': `Message to ${chatName(username)}`, placeholder: 'Write a message', rows: 1, maxlength: MAX_TEXT, enterkeyhint: 'send', 'aria-describedby': 'composer-hint composer-note composer-limit' });
   const sendIt = async () => {
     const t = text.value.trim();
     if (revoked()) return;
@@ -1084,6 +1107,7 @@ async function chatScreen(username, opening) {
     }
     if (!t) return;
     text.value = '';
+    limit.hidden = true;
     composeMode(null);
     if (chatDom) chatDom.sending = true;
     await sync.sendText(username, t, mode && mode.kind === 'reply' ? mode.m.id : null);
@@ -1130,6 +1154,8 @@ async function chatScreen(username, opening) {
   const sendBtn = el('button', { type: 'button', id: 'send-btn', class: 'primary', onclick: sendIt }, 'Send');
   const modeBar = el('div', { id: 'compose-mode', class: 'compose-mode', hidden: true });
   const note = el('p', { id: 'composer-note', class: 'warning', role: 'status', hidden: true });
+  const limit = el('p', { id: 'composer-limit', class: 'warning', role: 'status', hidden: true });
+  watchLength(text, limit);
   const info = el('section', { id: 'chat-info', class: 'chat-info', hidden: true, 'aria-labelledby': 'chat-info-title' });
   const infoBtn = el('button', {
     type: 'button', id: 'safety-btn', class: 'info-btn', 'aria-controls': 'chat-info', 'aria-expanded': 'false',
@@ -1143,7 +1169,7 @@ async function chatScreen(username, opening) {
       el('h2', { id: 'chat-title', title: name }, name),
       badge, infoBtn),
     info, warningSlot, el('p', { id: 'chat-error', class: 'error', role: 'alert' }),
-    el('div', { class: 'messages-wrap' }, list, jump), note, modeBar,
+    el('div', { class: 'messages-wrap' }, list, jump), note, limit, modeBar,
     el('div', { class: 'composer' }, text, sendBtn),
     el('p', { id: 'composer-hint', class: 'sr-only' }, 'Enter sends, Shift+Enter makes a new line, the up arrow in an empty composer edits your last message.'));
   d.chatPane.replaceChildren(section);
