@@ -1,13 +1,18 @@
 package webclient_test
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"relay/relay"
 )
 
 // TestContactDeletedWhileChatOpen: alice has her chat with bob open, his
@@ -192,4 +197,93 @@ func TestComposer(t *testing.T) {
 	checkScreen(alice, "composer-paste-cut")
 	alice.do(chromedp.SendKeys(chromedp.ID("composer"), kb.Backspace))
 	alice.waitFor("the note gone with the next edit", `document.getElementById('composer-limit').hidden`)
+}
+
+// msgRow is the selector of the bubble of the message with this text.
+func msgRow(text string) string {
+	return `[...document.querySelectorAll('#messages .msg')].find((e) => e.querySelector('.text').textContent === ` + js(text) + `)`
+}
+
+// cancelFromMenu cancels a waiting message from its ⋯ menu, confirming in
+// the dialog.
+func cancelFromMenu(tb *tab, text string) {
+	tb.t.Helper()
+	tb.waitFor("the menu of "+text, `(() => { const m = `+msgRow(text)+`; return !!m && !!m.querySelector('.msg-actions'); })()`)
+	eval[chromedp.Void](tb, msgRow(text)+`.querySelector('.msg-actions').click()`)
+	tb.waitFor("Cancel sending in the menu of "+text, `!!`+msgRow(text)+`.querySelector('.menu .cancel-send-btn')`)
+	eval[chromedp.Void](tb, msgRow(text)+`.querySelector('.menu .cancel-send-btn').click()`)
+	tb.waitFor("the cancel dialog", `document.getElementById('cancel-dialog') && document.getElementById('cancel-dialog').open`)
+	tb.do(chromedp.Click(chromedp.ID("cancel-confirm")))
+	tb.waitFor(text+" gone", `!`+msgRow(text))
+}
+
+// TestWaitingMessages: at 2 messages a minute, alice sends five. Two go;
+// the third is refused (429) and waits with a countdown; the fourth and
+// fifth wait behind it, and each says so and why, never "sending…". She
+// cancels the fourth (never tried) and the third (refused, so not at the
+// relay) from their menus: they go from her chat, the fifth goes by itself
+// once the wait is over, and the relay never accepted the two cancelled.
+// Then, with the relay out of reach, a message whose attempt got no answer
+// may be at the relay: it offers no Cancel, and a cancel that raced the
+// attempt says why it cannot.
+func TestWaitingMessages(t *testing.T) {
+	r, alice, bob := aliceAndBob(t, func(c *relay.Config) { c.RatePerMinute = 2 })
+	alice.openChat("bob")
+	bob.openChat("alice")
+	texts := []string{"w1", "w2", "w3", "w4", "w5"}
+	alice.send(strings.Join(texts, "\r"))
+	alice.waitFor("w3 counting down", `(() => { const m = `+msgRow("w3")+`; return !!m && /^Waiting \d+ seconds to send/.test(m.querySelector('.wait') ? m.querySelector('.wait').textContent : ''); })()`)
+	alice.waitFor("w1 and w2 sent", `document.querySelectorAll('#messages .msg.out[data-status="sent"]').length === 2`)
+	for _, w := range []string{"w4", "w5"} {
+		alice.waitFor(w+" saying it waits and why", `(() => { const m = `+msgRow(w)+`; const wait = m && m.querySelector('.wait'); return !!wait && wait.textContent.includes('too many messages') && m.dataset.tick === 'waiting to send'; })()`)
+	}
+	if n := eval[int](alice, `[...document.querySelectorAll('#messages .msg .status')].filter((s) => s.textContent.includes('sending…')).length`); n != 0 {
+		t.Errorf("%d waiting messages say sending…", n)
+	}
+	checkScreen(alice, "waiting-messages")
+	ids := eval[map[string]string](alice, `Object.fromEntries([...document.querySelectorAll('#messages .msg.out')].map((m) => [m.querySelector('.text').textContent, m.dataset.id]))`)
+
+	cancelFromMenu(alice, "w4")
+	cancelFromMenu(alice, "w3")
+	waitPastBackoff(alice, "w5 sent by itself", `(() => { const m = `+msgRow("w5")+`; return !!m && m.dataset.status === 'sent'; })()`)
+	bob.waitMessage("w5")
+	if got, want := alice.messages(), []string{"w1", "w2", "w5"}; !slices.Equal(got, want) {
+		t.Errorf("alice shows %q, want %q", got, want)
+	}
+	if got, want := bob.messages(), []string{"w1", "w2", "w5"}; !slices.Equal(got, want) {
+		t.Errorf("bob shows %q, want %q", got, want)
+	}
+	if n := r.count(`SELECT count(*) FROM sent WHERE envelope_id = ANY($1)`, []string{ids["w3"], ids["w4"]}); n != 0 {
+		t.Errorf("the relay accepted %d of the cancelled messages", n)
+	}
+	if n := eval[int](alice, `import('/store.js').then((s) => s.pendingMessages()).then((p) => p.length)`); n != 0 {
+		t.Errorf("%d messages still in alice's outbox", n)
+	}
+
+	// The relay out of reach: the attempt gets no answer.
+	ctx, cancel := context.WithCancel(alice.ctx)
+	defer cancel()
+	go func() {
+		for ev, err := range chromedp.Events(ctx, fetch.RequestPaused) {
+			if err != nil {
+				return
+			}
+			_, _ = chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonConnectionReset})
+		}
+	}()
+	if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/api/messages"}}}); err != nil {
+		t.Fatal(err)
+	}
+	alice.send("lost on the way")
+	alice.waitFor("the message waiting for the relay", `(() => { const m = `+msgRow("lost on the way")+`; return !!m && !!m.querySelector('.wait') && m.querySelector('.wait').textContent.includes('cannot be reached'); })()`)
+	if eval[bool](alice, `!!`+msgRow("lost on the way")+`.querySelector('.msg-actions')`) {
+		t.Error("a message whose attempt got no answer offers Cancel: it may be at the relay already")
+	}
+	said := eval[string](alice, `import('/sync.js').then((s) => s.cancel(`+msgRow("lost on the way")+`.dataset.id)).then(() => 'cancelled', (e) => e.message)`)
+	if !strings.Contains(said, "may already be at the relay") {
+		t.Errorf("cancelling a message that may be at the relay: %q", said)
+	}
+	if !alice.hasMessage("lost on the way") {
+		t.Error("the message that may be at the relay was deleted")
+	}
 }

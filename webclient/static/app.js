@@ -601,7 +601,7 @@ function quoteOf(id, byId) {
 // took it), delivered (a device of the other person stored it), read (they
 // saw it; only when this device shows read receipts).
 function tickOf(m, showRead) {
-  if (m.status === 'pending') return m.error ? 'waiting to send' : 'sending…';
+  if (m.status === 'pending') return m.error || m.queuedBehind ? 'waiting to send' : 'sending…';
   if (m.status === 'failed') return 'not sent';
   if (m.status !== 'sent') return '';
   if (m.chat === m.from) return 'sent';
@@ -610,6 +610,30 @@ function tickOf(m, showRead) {
 }
 
 const tickMarks = { sent: '✓ ', delivered: '✓✓ ', read: '✓✓ ' };
+
+// markQueued notes on each message waiting behind another that waits (for
+// the rate limit, or for the relay) what it waits for: a chat sends in its
+// order, so they all wait for the same reason (docs/storage.md, "Order").
+function markQueued(shown) {
+  let holder = null;
+  for (const m of shown) {
+    if (m.dir !== 'out' || m.status !== 'pending') continue;
+    if (m.error) holder = m;
+    else if (holder) m.queuedBehind = holder.error.code;
+  }
+}
+
+function queuedText(code) {
+  if (code === 'rate_limited') return 'Waiting to send: too many messages in a short time. It will be sent by itself after the ones before it.';
+  if (code === 'network') return 'Not sent yet: the relay cannot be reached. It will be sent by itself after the ones before it.';
+  return 'Waiting to send after the messages before it. It will be sent by itself.';
+}
+
+// cancellable: a message waiting to send that no attempt may have brought
+// to the relay, so cancelling it means it never arrives.
+function cancellable(m) {
+  return m.dir === 'out' && m.status === 'pending' && !m.kind && !m.unanswered;
+}
 
 function messageNode(m, ctx) {
   const cls = ['msg', m.dir, m.status === 'failed' ? 'failed' : '', m.undecryptable ? 'undecryptable' : '', m.waiting ? 'waiting' : '', m.deleted ? 'deleted' : '', m.unknown ? 'unknown' : ''].filter(Boolean).join(' ');
@@ -639,6 +663,8 @@ function messageNode(m, ctx) {
     if (!ticker) ticker = setInterval(tick, 1000);
   } else if (held) {
     node.append(el('span', { class: 'wait' }, m.error.text));
+  } else if (m.queuedBehind) {
+    node.append(el('span', { class: 'wait' }, queuedText(m.queuedBehind)));
   } else if (m.error && m.status !== 'sent') {
     const text = m.error.code === 'device_forbidden' ? 'Not sent: this browser was removed from your account.' : m.error.text;
     node.append(el('span', { class: 'error', role: 'alert' }, text));
@@ -670,7 +696,8 @@ function messageNode(m, ctx) {
   }
   // In the meta line, after the time and the tick: a bubble keeps to two
   // rows; the menu opens below them.
-  if (!m.waiting && !(m.dir === 'out' && m.status === 'pending')) node.querySelector('.meta').append(menuButton(m, ctx));
+  // A message waiting to send has one action: cancel it, while it can be.
+  if ((!m.waiting && !(m.dir === 'out' && m.status === 'pending')) || cancellable(m)) node.querySelector('.meta').append(menuButton(m, ctx));
   return node;
 }
 
@@ -722,7 +749,8 @@ function menuButton(m, ctx) {
     const own = m.from === ctx.me && m.dir === 'out';
     const live = !m.deleted && !m.unknown && !m.undecryptable;
     const items = [];
-    if (live) {
+    if (m.status === 'pending') items.push(item('Cancel sending', 'cancel-send-btn', () => cancelSend(m)));
+    else if (live) {
       items.push(el('span', { class: 'react-row', role: 'group', 'aria-label': 'React' }, ...REACTIONS.map((e) => {
         const mine = !!(((m.reactions || {})[e] || {})[ctx.me] || {}).on;
         return el('button', { type: 'button', class: 'react-pick', 'aria-label': `React with ${e}`, 'aria-pressed': String(mine), onclick: () => { close(false); reactTo(m, e, !mine, ctx); } }, e);
@@ -733,7 +761,7 @@ function menuButton(m, ctx) {
         items.push(item('Delete for everyone', 'delete-all-btn', () => deleteEveryone(m)));
       }
     }
-    items.push(item('Delete for me', 'delete-me-btn', () => deleteMine(m)));
+    if (m.status !== 'pending') items.push(item('Delete for me', 'delete-me-btn', () => deleteMine(m)));
     if (m.dir === 'in' && !m.waiting) items.push(item('Mark as unread', 'mark-unread', () => markUnreadFrom(m)));
     menu = el('span', { class: 'menu', role: 'group', 'aria-label': 'Message actions' }, ...items);
     menu.addEventListener('keydown', (e) => {
@@ -765,6 +793,23 @@ async function deleteEveryone(m) {
   }
 }
 
+// cancelSend deletes a message waiting to send before it goes, after a
+// confirmation; if it went meanwhile, the chat says so.
+async function cancelSend(m) {
+  const ok = await ask({
+    id: 'cancel-dialog', title: "Don't send this message?",
+    body: [el('p', {}, `It is deleted before it is sent: ${m.chat === sync.me() ? 'your other devices never get' : m.chat + ' never gets'} it.`)],
+    actions: [{ id: 'cancel-confirm', value: 'cancel', class: 'danger', label: "Don't send it" }],
+  });
+  if (!ok) return;
+  try {
+    await sync.cancel(m.id);
+  } catch (ex) {
+    chatNotice(ex.message);
+  }
+  if (chatDom) chatDom.text.focus();
+}
+
 async function deleteMine(m) {
   const ok = await ask({
     id: 'delete-dialog', title: 'Delete for me?',
@@ -788,7 +833,7 @@ function chatRows(shown, ctx) {
     }
     if (m.id === newDividerAt) rows.push({ key: 'new', sig: '', make: () => el('li', { class: 'new-divider', id: 'new-divider' }, 'New messages') });
     const quote = m.replyTo ? quoteOf(m.replyTo, ctx.byId) : null;
-    const sig = JSON.stringify([m.text, m.ts, m.status, m.error, m.undecryptable, m.waiting, m.status === 'failed' && retryable(m.chat), m.deleted, m.edited, m.reactions, m.tick, ctx.showRead, quote,
+    const sig = JSON.stringify([m.text, m.ts, m.status, m.error, m.queuedBehind, cancellable(m), m.undecryptable, m.waiting, m.status === 'failed' && retryable(m.chat), m.deleted, m.edited, m.reactions, m.tick, ctx.showRead, quote,
       m.pending.map((r) => [r.id, r.status, r.error])]);
     rows.push({ key: 'msg:' + m.id, msg: m, sig, make: () => messageNode(m, ctx) });
   }
@@ -1040,6 +1085,7 @@ async function chatScreen(username, opening) {
   if (gen !== renderGen) return;
   const me = sync.me();
   const { list: shownList, byId } = shownMessages(msgs, outRecs, me);
+  markQueued(shownList);
   const ctx = { me, byId, showRead, reply: (m) => composeMode({ kind: 'reply', m }), edit: (m) => composeMode({ kind: 'edit', m }) };
   const rows = chatRows(shownList, ctx);
   const warning = ch && ch.keyChanged ? el('div', { class: 'warning', id: 'key-warning', role: 'alert' },
