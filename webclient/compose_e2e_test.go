@@ -287,3 +287,34 @@ func TestWaitingMessages(t *testing.T) {
 		t.Error("the message that may be at the relay was deleted")
 	}
 }
+
+// TestKeyChangeShowsTheCode: bob's key changes. The warning's button does
+// not clear it: it opens the chat info with the new safety code, where
+// alice confirms that the codes match; only then does the warning go.
+func TestKeyChangeShowsTheCode(t *testing.T) {
+	r, alice, bob := aliceAndBob(t, uncachedDirectory)
+	bob.openChat("alice")
+	bob.send("hi")
+	alice.openChat("bob")
+	alice.waitMessage("hi")
+	alice.waitKeyRecorded("bob")
+	if _, err := r.Pool.Exec(t.Context(), `UPDATE accounts SET public_key = (SELECT public_key FROM accounts WHERE username = 'alice') WHERE username = 'bob'`); err != nil {
+		t.Fatal(err)
+	}
+	eval[chromedp.Void](alice, `location.hash = '#/chats'`)
+	alice.waitFor("the chat list", `document.getElementById('chat-list')`)
+	alice.openChat("bob")
+	alice.waitFor("the key-change warning", `document.getElementById('key-warning')`)
+	alice.do(chromedp.Click(`#key-warning button`))
+	alice.waitFor("the new safety code, with the question beside it",
+		`!document.getElementById('chat-info').hidden && /^\d{5}( \d{5}){5}$/.test(document.getElementById('safety-code').textContent) && !!document.getElementById('key-accept')`)
+	if !eval[bool](alice, `!!document.getElementById('key-warning')`) {
+		t.Fatal("the warning went before the codes were compared")
+	}
+	checkScreen(alice, "key-compare")
+	alice.do(chromedp.Click(chromedp.ID("key-accept")))
+	alice.waitFor("the warning gone once the codes match", `!document.getElementById('key-warning') && !document.getElementById('key-accept')`)
+	if eval[bool](alice, `import('/store.js').then((s) => s.getChat('bob')).then((c) => !!c.keyChanged || !!c.verified)`) {
+		t.Error("after the codes match: the chat is still flagged, or marked verified without asking")
+	}
+}

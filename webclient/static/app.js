@@ -962,9 +962,14 @@ function infoPanel(username, ch) {
       type: 'button', id: 'verify-btn', class: verified ? '' : 'primary',
       onclick: () => sync.setVerified(username, !verified),
     }, verified ? 'Remove verification' : 'Mark as verified') : null;
+    // After a key change the warning is cleared here, beside the code to
+    // compare, never without it.
+    const changed = ch && ch.keyChanged ? el('div', { class: 'warning', id: 'key-confirm' },
+      el('p', {}, `${username}'s key has changed. Do not confirm until ${username} read you these digits and they match.`),
+      el('button', { type: 'button', id: 'key-accept', onclick: () => sync.acceptKey(username) }, 'The codes match')) : null;
     d.info.replaceChildren(head,
       el('p', { class: 'info-name' }, username),
-      el('h4', {}, 'Safety code'), code,
+      el('h4', {}, 'Safety code'), code, changed,
       el('p', { class: 'muted' }, 'Compare these digits with ', username, ' in person or on a call. If both of you see the same digits, nobody is in the middle.'),
       state, btn);
   }
@@ -985,7 +990,8 @@ async function toggleInfo(open) {
     d.infoBtn.focus();
     return;
   }
-  const btn = d.info.querySelector('#verify-btn') || d.info.querySelector('#chat-info-close');
+  // A key to confirm: the panel opens at its top, the code in view.
+  const btn = (!d.info.querySelector('#key-accept') && d.info.querySelector('#verify-btn')) || d.info.querySelector('#chat-info-close');
   if (btn) btn.focus();
   if (d.username !== sync.me()) {
     const code = await sync.safetyCode(d.username);
@@ -1090,7 +1096,7 @@ async function chatScreen(username, opening) {
   const rows = chatRows(shownList, ctx);
   const warning = ch && ch.keyChanged ? el('div', { class: 'warning', id: 'key-warning', role: 'alert' },
     `${username}'s key has changed. This happens when they create a new account key — or when someone is in the middle. Compare the safety code with ${username} in person or on a call before you trust new messages.`, ' ',
-    el('button', { type: 'button', onclick: () => sync.acceptKey(username) }, 'I compared the code')) : '';
+    el('button', { type: 'button', id: 'key-compare', onclick: () => toggleInfo(true) }, 'Compare the safety code')) : '';
 
   const d = splitView();
   d.split.dataset.open = 'chat';
@@ -1111,8 +1117,8 @@ async function chatScreen(username, opening) {
       chatDom.unseen += newIn.length;
       renderJump();
     }
-    if (ch && JSON.stringify([ch.verified, !!ch.publicKey]) !== chatDom.infoSig) {
-      chatDom.infoSig = JSON.stringify([ch.verified, !!ch.publicKey]);
+    if (ch && JSON.stringify([ch.verified, !!ch.publicKey, !!ch.keyChanged]) !== chatDom.infoSig) {
+      chatDom.infoSig = JSON.stringify([ch.verified, !!ch.publicKey, !!ch.keyChanged]);
       if (!ch.verified) chatDom.code = null; // a new key has a new code
       infoPanel(username, ch);
       if (!chatDom.info.hidden) toggleInfo(true);
@@ -1219,7 +1225,7 @@ async function chatScreen(username, opening) {
     el('div', { class: 'composer' }, text, sendBtn),
     el('p', { id: 'composer-hint', class: 'sr-only' }, 'Enter sends, Shift+Enter makes a new line, the up arrow in an empty composer edits your last message.'));
   d.chatPane.replaceChildren(section);
-  chatDom = { username, list, warning: warningSlot, text, sendBtn, note, info, infoBtn, badge, jump, modeBar, mode: null, lastOwn: lastOwnOf(shownList, me), unseen: 0, sending: false, code: null, infoSig: JSON.stringify([ch && ch.verified, !!(ch && ch.publicKey)]) };
+  chatDom = { username, list, warning: warningSlot, text, sendBtn, note, info, infoBtn, badge, jump, modeBar, mode: null, lastOwn: lastOwnOf(shownList, me), unseen: 0, sending: false, code: null, infoSig: JSON.stringify([ch && ch.verified, !!(ch && ch.publicKey), !!(ch && ch.keyChanged)]) };
   infoPanel(username, ch);
   renderChatHead(username, ch);
   renderComposer();
