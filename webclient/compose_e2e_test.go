@@ -318,3 +318,23 @@ func TestKeyChangeShowsTheCode(t *testing.T) {
 		t.Error("after the codes match: the chat is still flagged, or marked verified without asking")
 	}
 }
+
+// TestNewChatListedWhileOpen: a chat opened by username, with no message
+// yet, is in the chat list while it is open, marked as the open one; left
+// without a message it goes from the list; once a message is sent in it,
+// it stays.
+func TestNewChatListedWhileOpen(t *testing.T) {
+	_, alice, _ := aliceAndBob(t)
+	alice.do(chromedp.SetValue(chromedp.ID("new-chat-username"), "bob"), chromedp.Click(chromedp.ID("new-chat-btn")))
+	alice.waitFor("the chat with bob", `document.querySelector('.chat[data-chat="bob"] #composer')`)
+	bobRow := `document.querySelector('#chat-list .chat-item[data-user="bob"]')`
+	alice.waitFor("bob's row, the open chat", bobRow+` && `+bobRow+`.querySelector('a').getAttribute('aria-current') === 'true' && document.getElementById('no-chats').hidden`)
+	checkScreen(alice, "new-chat-listed")
+	eval[chromedp.Void](alice, `location.hash = '#/chats'`)
+	alice.waitFor("the list without the empty chat", `!document.getElementById('messages') && !`+bobRow+` && !document.getElementById('no-chats').hidden`)
+	alice.openChat("bob")
+	alice.send("first words")
+	alice.waitFor("sent", `document.querySelector('#messages .msg.out[data-status="sent"]')`)
+	eval[chromedp.Void](alice, `location.hash = '#/chats'`)
+	alice.waitFor("bob's row staying", `!document.getElementById('messages') && `+bobRow+` && `+bobRow+`.querySelector('.preview').textContent === 'first words'`)
+}

@@ -405,11 +405,15 @@ function splitView() {
 }
 
 // chatListData is what the list shows: the chats by last activity and
-// which of them hold unsent messages.
+// which of them hold unsent messages. A chat with no message yet (opened
+// by username, or Notes to self) is listed while it is open, first, and
+// not after.
 async function chatListData() {
   const [chats, unsent] = await Promise.all([store.getChats(), store.unsentByChat()]);
   renderTitle(chats);
-  return { chats: chats.filter((c) => c.username !== sync.me() || c.lastTs), unsent };
+  const shown = chats.filter((c) => c.lastTs);
+  if (openChatName && !shown.some((c) => c.username === openChatName)) shown.unshift({ username: openChatName, lastTs: 0, preview: '' });
+  return { chats: shown, unsent };
 }
 
 // renderTitle puts the unread count of all chats in the tab's title.
