@@ -108,8 +108,11 @@ export async function cancel(id) {
   const m = await store.getMessage(id);
   const result = await store.cancelOutgoing(id);
   if (m) changed(m.chat);
+  // The messages behind a cancelled one go now, or say themselves why
+  // they wait: none waits on the one that is gone.
+  if (result === 'cancelled') kick();
   if (result === 'sending') throw new Error('This message may already be at the relay, so it can no longer be cancelled. Once it is sent, you can delete it for everyone.');
-  if (result === 'gone') throw new Error('This message was sent meanwhile. You can delete it for everyone.');
+  if (result === 'gone') throw new Error('This message is no longer waiting to send: it was sent or refused meanwhile.');
 }
 
 // discard drops a record that failed, unsent.
