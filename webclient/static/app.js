@@ -6,7 +6,8 @@
 import * as store from './store.js';
 import * as sync from './sync.js';
 import * as api from './api.js';
-import { reactionsOf } from './records.js';
+import { reactionsOf, MAX_TEXT } from './records.js';
+import { linkified } from './links.js';
 import * as time from './time.js';
 import { watchSeen } from './seen.js';
 
@@ -23,6 +24,12 @@ let newDividerAt = null; // the first unread message id when the chat opened
 // stream or by refusing its X-Device. Nothing can be sent from it.
 function revoked() {
   return sync.connection() === 'revoked' || sync.isRevoked();
+}
+
+// retryable: a Retry of a message to chat could work. Not from a revoked
+// device, nor to a contact whose account was deleted.
+function retryable(chat) {
+  return !revoked() && !sync.isDeleted(chat);
 }
 
 // el builds an element: el('p', {class: 'x'}, 'text', child, …).
@@ -441,11 +448,15 @@ function splitView() {
 }
 
 // chatListData is what the list shows: the chats by last activity and
-// which of them hold unsent messages.
+// which of them hold unsent messages. A chat with no message yet (opened
+// by username, or Notes to self) is listed while it is open, first, and
+// not after.
 async function chatListData() {
   const [chats, unsent] = await Promise.all([store.getChats(), store.unsentByChat()]);
   renderTitle(chats);
-  return { chats: chats.filter((c) => c.username !== sync.me() || c.lastTs), unsent };
+  const shown = chats.filter((c) => c.lastTs);
+  if (openChatName && !shown.some((c) => c.username === openChatName)) shown.unshift({ username: openChatName, lastTs: 0, preview: '' });
+  return { chats: shown, unsent };
 }
 
 // renderTitle puts the unread count of all chats in the tab's title.
@@ -650,7 +661,7 @@ function quoteOf(id, byId) {
 // took it), delivered (a device of the other person stored it), read (they
 // saw it; only when this device shows read receipts).
 function tickOf(m, showRead) {
-  if (m.status === 'pending') return m.error ? 'waiting to send' : 'sending…';
+  if (m.status === 'pending') return m.error || m.queuedBehind ? 'waiting to send' : 'sending…';
   if (m.status === 'failed') return 'not sent';
   if (m.status !== 'sent') return '';
   if (m.chat === m.from) return 'sent';
@@ -659,6 +670,30 @@ function tickOf(m, showRead) {
 }
 
 const tickMarks = { sent: '✓ ', delivered: '✓✓ ', read: '✓✓ ' };
+
+// markQueued notes on each message waiting behind another that waits (for
+// the rate limit, or for the relay) what it waits for: a chat sends in its
+// order, so they all wait for the same reason (docs/storage.md, "Order").
+function markQueued(shown) {
+  let holder = null;
+  for (const m of shown) {
+    if (m.dir !== 'out' || m.status !== 'pending') continue;
+    if (m.error) holder = m;
+    else if (holder) m.queuedBehind = holder.error.code;
+  }
+}
+
+function queuedText(code) {
+  if (code === 'rate_limited') return 'Waiting to send: too many messages in a short time. It will be sent by itself after the ones before it.';
+  if (code === 'network') return 'Not sent yet: the relay cannot be reached. It will be sent by itself after the ones before it.';
+  return 'Waiting to send after the messages before it. It will be sent by itself.';
+}
+
+// cancellable: a message waiting to send that no attempt may have brought
+// to the relay, so cancelling it means it never arrives.
+function cancellable(m) {
+  return m.dir === 'out' && m.status === 'pending' && !m.kind && !m.unanswered;
+}
 
 function messageNode(m, ctx) {
   const cls = ['msg', m.dir, m.status === 'failed' ? 'failed' : '', m.undecryptable ? 'undecryptable' : '', m.waiting ? 'waiting' : '', m.deleted ? 'deleted' : '', m.unknown ? 'unknown' : ''].filter(Boolean).join(' ');
@@ -675,7 +710,9 @@ function messageNode(m, ctx) {
       : el('button', { type: 'button', class: 'quote', 'data-target': m.replyTo, 'aria-label': `Quoted message from ${q.who}: ${q.text}. Show it`, onclick: () => showQuoted(m.replyTo) },
         el('span', { class: 'quote-who' }, q.who), ' ', el('span', { class: 'quote-text' }, q.text)));
   }
-  node.append(el('span', { class: 'text' }, m.deleted ? 'This message was deleted' : bodyText(m)));
+  // Only what the person wrote gets links, never the client's own words.
+  const written = !m.deleted && !m.unknown && !m.waiting && !m.undecryptable;
+  node.append(el('span', { class: 'text' }, ...(written ? linkified(m.text) : [m.deleted ? 'This message was deleted' : bodyText(m)])));
   const edited = !m.deleted && (m.edited || m.pending.some((r) => r.kind === 'edit'));
   node.append(el('span', { class: 'meta' }, el('time', { datetime: new Date(m.ts).toISOString(), title: time.full(m.ts) }, time.clock(m.ts)),
     edited ? el('span', { class: 'edited' }, ' · edited') : null,
@@ -686,17 +723,20 @@ function messageNode(m, ctx) {
     if (!ticker) ticker = setInterval(tick, 1000);
   } else if (held) {
     node.append(el('span', { class: 'wait' }, m.error.text));
+  } else if (m.queuedBehind) {
+    node.append(el('span', { class: 'wait' }, queuedText(m.queuedBehind)));
   } else if (m.error && m.status !== 'sent') {
     const text = m.error.code === 'device_forbidden' ? 'Not sent: this browser was removed from your account.' : m.error.text;
     node.append(el('span', { class: 'error', role: 'alert' }, text));
-    // A revoked device cannot send: a Retry could never work.
-    if (m.status === 'failed' && !revoked()) node.append(' ', el('button', { type: 'button', class: 'retry', onclick: () => sync.retry(m.id) }, 'Retry'));
+    // A revoked device cannot send, nor can anyone to a deleted account:
+    // a Retry could never work.
+    if (m.status === 'failed' && retryable(m.chat)) node.append(' ', el('button', { type: 'button', class: 'retry', onclick: () => sync.retry(m.id) }, 'Retry'));
   }
   for (const r of m.pending) {
     const what = { edit: 'edit', delete: 'deletion', reaction: 'reaction' }[r.kind];
     if (r.status === 'failed') {
       node.append(el('span', { class: 'error record-error', role: 'alert' }, `Your ${what} was not sent: ${r.error ? r.error.text : 'the relay refused it'}.`),
-        revoked() ? '' : el('button', { type: 'button', class: 'retry', onclick: () => sync.retry(r.id) }, 'Retry'),
+        retryable(m.chat) ? el('button', { type: 'button', class: 'retry', onclick: () => sync.retry(r.id) }, 'Retry') : '',
         ' ', el('button', { type: 'button', class: 'discard', onclick: () => sync.discard(r.id) }, 'Discard'));
     } else if (r.error && r.error.code === 'network') {
       node.append(el('span', { class: 'muted record-wait' }, `Your ${what} is not sent yet: the relay cannot be reached. It will be retried.`));
@@ -716,7 +756,8 @@ function messageNode(m, ctx) {
   }
   // In the meta line, after the time and the tick: a bubble keeps to two
   // rows; the menu opens below them.
-  if (!m.waiting && !(m.dir === 'out' && m.status === 'pending')) node.querySelector('.meta').append(menuButton(m, ctx));
+  // A message waiting to send has one action: cancel it, while it can be.
+  if ((!m.waiting && !(m.dir === 'out' && m.status === 'pending')) || cancellable(m)) node.querySelector('.meta').append(menuButton(m, ctx));
   return node;
 }
 
@@ -768,7 +809,8 @@ function menuButton(m, ctx) {
     const own = m.from === ctx.me && m.dir === 'out';
     const live = !m.deleted && !m.unknown && !m.undecryptable;
     const items = [];
-    if (live) {
+    if (m.status === 'pending') items.push(item('Cancel sending', 'cancel-send-btn', () => cancelSend(m)));
+    else if (live) {
       items.push(el('span', { class: 'react-row', role: 'group', 'aria-label': 'React' }, ...REACTIONS.map((e) => {
         const mine = !!(((m.reactions || {})[e] || {})[ctx.me] || {}).on;
         return el('button', { type: 'button', class: 'react-pick', 'aria-label': `React with ${e}`, 'aria-pressed': String(mine), onclick: () => { close(false); reactTo(m, e, !mine, ctx); } }, e);
@@ -779,7 +821,7 @@ function menuButton(m, ctx) {
         items.push(item('Delete for everyone', 'delete-all-btn', () => deleteEveryone(m)));
       }
     }
-    items.push(item('Delete for me', 'delete-me-btn', () => deleteMine(m)));
+    if (m.status !== 'pending') items.push(item('Delete for me', 'delete-me-btn', () => deleteMine(m)));
     if (m.dir === 'in' && !m.waiting) items.push(item('Mark as unread', 'mark-unread', () => markUnreadFrom(m)));
     menu = el('span', { class: 'menu', role: 'group', 'aria-label': 'Message actions' }, ...items);
     menu.addEventListener('keydown', (e) => {
@@ -826,6 +868,23 @@ async function deleteEveryone(m) {
   }
 }
 
+// cancelSend deletes a message waiting to send before it goes, after a
+// confirmation; if it went meanwhile, the chat says so.
+async function cancelSend(m) {
+  const ok = await ask({
+    id: 'cancel-dialog', title: "Don't send this message?",
+    body: [el('p', {}, `It is deleted before it is sent: ${m.chat === sync.me() ? 'your other devices never get' : m.chat + ' never gets'} it.`)],
+    actions: [{ id: 'cancel-confirm', value: 'cancel', class: 'danger', label: "Don't send it" }],
+  });
+  if (!ok) return;
+  try {
+    await sync.cancel(m.id);
+  } catch (ex) {
+    chatNotice(ex.message);
+  }
+  if (chatDom) chatDom.text.focus();
+}
+
 async function deleteMine(m) {
   const ok = await ask({
     id: 'delete-dialog', title: 'Delete for me?',
@@ -849,7 +908,7 @@ function chatRows(shown, ctx) {
     }
     if (m.id === newDividerAt) rows.push({ key: 'new', sig: '', make: () => el('li', { class: 'new-divider', id: 'new-divider' }, 'New messages') });
     const quote = m.replyTo ? quoteOf(m.replyTo, ctx.byId) : null;
-    const sig = JSON.stringify([m.text, m.ts, m.status, m.error, m.undecryptable, m.waiting, m.status === 'failed' && revoked(), m.deleted, m.edited, m.reactions, m.tick, ctx.showRead, quote,
+    const sig = JSON.stringify([m.text, m.ts, m.status, m.error, m.queuedBehind, cancellable(m), m.undecryptable, m.waiting, m.status === 'failed' && retryable(m.chat), m.deleted, m.edited, m.reactions, m.tick, ctx.showRead, quote,
       m.pending.map((r) => [r.id, r.status, r.error])]);
     rows.push({ key: 'msg:' + m.id, msg: m, sig, make: () => messageNode(m, ctx) });
   }
@@ -1113,9 +1172,14 @@ function infoPanel(username, ch) {
       type: 'button', id: 'verify-btn', class: verified ? '' : 'primary',
       onclick: () => sync.setVerified(username, !verified),
     }, verified ? 'Remove verification' : 'Mark as verified') : null;
+    // After a key change the warning is cleared here, beside the code to
+    // compare, never without it.
+    const changed = ch && ch.keyChanged ? el('div', { class: 'warning', id: 'key-confirm' },
+      el('p', {}, `${username}'s key has changed. Do not confirm until ${username} read you these digits and they match.`),
+      el('button', { type: 'button', id: 'key-accept', onclick: () => sync.acceptKey(username) }, 'The codes match')) : null;
     d.info.replaceChildren(head,
       el('p', { class: 'info-name' }, username),
-      el('h4', {}, 'Safety code'), code,
+      el('h4', {}, 'Safety code'), code, changed,
       el('p', { class: 'muted' }, 'Compare these digits with ', username, ' in person or on a call. If both of you see the same digits, nobody is in the middle.'),
       state, btn);
   }
@@ -1136,7 +1200,8 @@ async function toggleInfo(open) {
     d.infoBtn.focus();
     return;
   }
-  const btn = d.info.querySelector('#verify-btn') || d.info.querySelector('#chat-info-close');
+  // A key to confirm: the panel opens at its top, the code in view.
+  const btn = (!d.info.querySelector('#key-accept') && d.info.querySelector('#verify-btn')) || d.info.querySelector('#chat-info-close');
   if (btn) btn.focus();
   if (d.username !== sync.me()) {
     const code = await sync.safetyCode(d.username);
@@ -1157,9 +1222,33 @@ document.addEventListener('keydown', (e) => {
   toggleInfo(false);
 });
 
-// renderChatHead shows the verified mark beside the chat's name.
+// renderChatHead shows the verified mark beside the chat's name: not for a
+// deleted account, whose key nobody holds any more.
 function renderChatHead(username, ch) {
-  chatDom.badge.hidden = !(ch && ch.verified) || username === sync.me();
+  chatDom.badge.hidden = !(ch && ch.verified) || username === sync.me() || sync.isDeleted(username);
+}
+
+// watchLength says in slot when the composer cut what was pasted or typed
+// at the length a message may have (its maxlength), and how much it kept:
+// the browser cuts without a word. The note goes with the next edit that
+// cuts nothing.
+function watchLength(text, slot) {
+  const count = (n) => n.toLocaleString('en');
+  const say = (t) => {
+    slot.textContent = t;
+    slot.hidden = false;
+  };
+  text.addEventListener('paste', (e) => {
+    // The browser keeps line breaks as \n, as the limit counts them.
+    const t = e.clipboardData ? e.clipboardData.getData('text/plain').replace(/\r\n?/g, '\n') : '';
+    const room = Math.max(0, MAX_TEXT - (text.value.length - (text.selectionEnd - text.selectionStart)));
+    if (t.length > room) say(`Only ${count(room)} of the ${count(t.length)} characters pasted were kept: a message holds at most ${count(MAX_TEXT)} characters. Send this part, then paste the rest in another message.`);
+  });
+  text.addEventListener('input', (e) => {
+    if (e.inputType === 'insertFromPaste') return;
+    if (text.value.length >= MAX_TEXT) say(`This message is full: a message holds at most ${count(MAX_TEXT)} characters. Send it, then write the rest in another message.`);
+    else slot.hidden = true;
+  });
 }
 
 // lastOwnOf is the last message this account sent that can be edited.
@@ -1213,11 +1302,12 @@ async function chatScreen(username, opening) {
   if (gen !== renderGen) return;
   const me = sync.me();
   const { list: shownList, byId } = shownMessages(msgs, outRecs, me);
+  markQueued(shownList);
   const ctx = { me, byId, showRead, reply: (m) => composeMode({ kind: 'reply', m }), edit: (m) => composeMode({ kind: 'edit', m }) };
   const rows = chatRows(shownList, ctx);
   const warning = ch && ch.keyChanged ? el('div', { class: 'warning', id: 'key-warning', role: 'alert' },
     `${username}'s key has changed. This happens when they create a new account key — or when someone is in the middle. Compare the safety code with ${username} in person or on a call before you trust new messages.`, ' ',
-    el('button', { type: 'button', onclick: () => sync.acceptKey(username) }, 'I compared the code')) : '';
+    el('button', { type: 'button', id: 'key-compare', onclick: () => toggleInfo(true) }, 'Compare the safety code')) : '';
 
   const d = splitView();
   d.split.dataset.open = 'chat';
@@ -1242,8 +1332,8 @@ async function chatScreen(username, opening) {
     announce(newIn);
     if (atBottom || sentHere) list.scrollTop = list.scrollHeight;
     watchChat(msgs, ch);
-    if (ch && JSON.stringify([ch.verified, !!ch.publicKey]) !== chatDom.infoSig) {
-      chatDom.infoSig = JSON.stringify([ch.verified, !!ch.publicKey]);
+    if (ch && JSON.stringify([ch.verified, !!ch.publicKey, !!ch.keyChanged]) !== chatDom.infoSig) {
+      chatDom.infoSig = JSON.stringify([ch.verified, !!ch.publicKey, !!ch.keyChanged]);
       if (!ch.verified) chatDom.code = null; // a new key has a new code
       infoPanel(username, ch);
       if (!chatDom.info.hidden) toggleInfo(true);
@@ -1267,7 +1357,7 @@ async function chatScreen(username, opening) {
     if (chatDom && chatDom.list === list) renderJump();
   });
   const warningSlot = el('div', { class: 'warning-slot' }, warning);
-  const text = el('textarea', { id: 'composer', 'data-chat': username, 'aria-label': `Message to ${chatName(username)}`, placeholder: 'Write a message', rows: 1, maxlength: 16000, enterkeyhint: 'send', 'aria-describedby': 'composer-hint composer-note' });
+  const text = el('textarea', { id: 'composer', 'data-chat': username, 'aria-label': `Message to ${chatName(username)}`, placeholder: 'Write a message', rows: 1, maxlength: MAX_TEXT, enterkeyhint: 'send', 'aria-describedby': 'composer-hint composer-note composer-limit' });
   const sendIt = async () => {
     const t = text.value.trim();
     if (revoked()) return;
@@ -1287,6 +1377,7 @@ async function chatScreen(username, opening) {
     }
     if (!t) return;
     text.value = '';
+    limit.hidden = true;
     composeMode(null);
     if (chatDom) chatDom.sending = true;
     await sync.sendText(username, t, mode && mode.kind === 'reply' ? mode.m.id : null);
@@ -1333,6 +1424,8 @@ async function chatScreen(username, opening) {
   const sendBtn = el('button', { type: 'button', id: 'send-btn', class: 'primary', onclick: sendIt }, 'Send');
   const modeBar = el('div', { id: 'compose-mode', class: 'compose-mode', hidden: true });
   const note = el('p', { id: 'composer-note', class: 'warning', role: 'status', hidden: true });
+  const limit = el('p', { id: 'composer-limit', class: 'warning', role: 'status', hidden: true });
+  watchLength(text, limit);
   const info = el('section', { id: 'chat-info', class: 'chat-info', hidden: true, 'aria-labelledby': 'chat-info-title' });
   const infoBtn = el('button', {
     type: 'button', id: 'safety-btn', class: 'info-btn', 'aria-controls': 'chat-info', 'aria-expanded': 'false',
@@ -1346,14 +1439,14 @@ async function chatScreen(username, opening) {
       el('h2', { id: 'chat-title', title: name }, name),
       badge, infoBtn),
     info, warningSlot, el('p', { id: 'chat-error', class: 'error', role: 'alert' }),
-    el('div', { class: 'messages-wrap' }, list, jump), note, modeBar,
+    el('div', { class: 'messages-wrap' }, list, jump), note, limit, modeBar,
     el('div', { class: 'composer' }, text, sendBtn),
     el('p', { id: 'composer-hint', class: 'sr-only' }, 'Enter sends, Shift+Enter makes a new line, the up arrow in an empty composer edits your last message.'),
     el('p', { id: 'messages-hint', class: 'sr-only' }, 'The up and down arrows move between messages, Home and End to the first and the last; Tab goes to the buttons of the message. Enter opens its actions, the arrows move between them and Escape closes them.'));
   d.chatPane.replaceChildren(section);
   if (chatDom) chatDom.seen.stop();
   const seen = watchSeen(list, (ids) => sync.markSeen(username, ids));
-  chatDom = { username, list, seen, warning: warningSlot, text, sendBtn, note, info, infoBtn, badge, jump, modeBar, mode: null, lastOwn: lastOwnOf(shownList, me), sending: false, code: null, infoSig: JSON.stringify([ch && ch.verified, !!(ch && ch.publicKey)]) };
+  chatDom = { username, list, seen, warning: warningSlot, text, sendBtn, note, info, infoBtn, badge, jump, modeBar, mode: null, lastOwn: lastOwnOf(shownList, me), sending: false, code: null, infoSig: JSON.stringify([ch && ch.verified, !!(ch && ch.publicKey), !!(ch && ch.keyChanged)]) };
   placeMsgStop(list);
   keepPlaceOnResize(list);
   infoPanel(username, ch);
@@ -2122,6 +2215,9 @@ sync.subscribe(async (ev) => {
     if (current && current.name === 'chat') chatScreen(current.arg, false);
     else if (current && current.name === 'chats') chatsScreen();
   }
+  // The open chat of a contact who deleted their account: composer off,
+  // no verified mark, no Retry.
+  if (ev.type === 'contact-deleted' && current && current.name === 'chat' && current.arg === ev.chat) chatScreen(ev.chat, false);
   if (ev.type === 'linked') {
     await sync.load();
     // Restored with the recovery key: whether another device holds the

@@ -5,7 +5,7 @@ import * as store from './store.js';
 import * as api from './api.js';
 import * as c from './crypto.js';
 import * as account from './account.js';
-import { notify } from './election.js';
+import { notify, onRemote } from './election.js';
 
 // refreshKey fetches the contact's key from the directory and records it.
 // A key that changed is a new account key, or someone in the middle: it is
@@ -21,8 +21,8 @@ export async function refreshKey(username) {
   return { replaced };
 }
 
-// deleted are the contacts whose lookup answered 410 account_deleted in
-// this tab: nothing can be sent to them.
+// deleted are the contacts the relay said were deleted (410
+// account_deleted), as this tab heard: nothing can be sent to them.
 const deleted = new Set();
 
 // isDeleted reports whether the directory said the contact's account was
@@ -31,6 +31,19 @@ export function isDeleted(username) {
   return deleted.has(username);
 }
 
+// markDeleted records that the relay said the contact's account was
+// deleted (a lookup, or a message refused as account_deleted), and tells
+// every tab before the change that shows it: an open chat turns its
+// composer off at once.
+export function markDeleted(username) {
+  deleted.add(username);
+  notify({ type: 'contact-deleted', chat: username });
+}
+
+onRemote((ev) => {
+  if (ev.type === 'contact-deleted') deleted.add(ev.chat);
+});
+
 // openChat refreshes the contact's key from the directory. Opening a chat
 // reads nothing: what is read is what the screen shows (readpos.js).
 export async function openChat(username) {
@@ -38,7 +51,7 @@ export async function openChat(username) {
     await refreshKey(username);
     deleted.delete(username);
   } catch (e) {
-    if (e.code === 'account_deleted') deleted.add(username);
+    if (e.code === 'account_deleted') markDeleted(username);
     // Offline, a chat whose key is known opens with it, as it did before
     // the outage (the connection bar says why nothing arrives); the next
     // open asks again.

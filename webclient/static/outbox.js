@@ -8,6 +8,7 @@ import * as api from './api.js';
 import * as c from './crypto.js';
 import * as account from './account.js';
 import { isOwner, notify, onRemote, post } from './election.js';
+import { markDeleted } from './contacts.js';
 import { ulid, ulidTime } from './ulid.js';
 
 // REUSE_WINDOW: an id never sent is renewed before its first attempt when
@@ -99,6 +100,19 @@ export async function deleteForEveryone(chat, id) {
 export async function react(chat, id, emoji, on) {
   if (!(await target(chat, id, false))) throw new Error('This message cannot get reactions.');
   return sendRecord(chat, 'reaction', { target: id, emoji, on });
+}
+
+// cancel deletes a message waiting to send before it goes, if no attempt
+// of it may have reached the relay. It throws, saying why, when it cannot.
+export async function cancel(id) {
+  const m = await store.getMessage(id);
+  const result = await store.cancelOutgoing(id);
+  if (m) changed(m.chat);
+  // The messages behind a cancelled one go now, or say themselves why
+  // they wait: none waits on the one that is gone.
+  if (result === 'cancelled') kick();
+  if (result === 'sending') throw new Error('This message may already be at the relay, so it can no longer be cancelled. Once it is sent, you can delete it for everyone.');
+  if (result === 'gone') throw new Error('This message is no longer waiting to send: it was sent or refused meanwhile.');
 }
 
 // discard drops a record that failed, unsent.
@@ -209,7 +223,8 @@ async function attempt(m, freshOnly = false) {
     // kept: its lost 202 is answered again while the relay remembers it.
     const oldId = m.id;
     m = { ...m, id: ulid(), tries: 0, error: null };
-    await store.renewOutgoing(m, oldId);
+    // Cancelled meanwhile: nothing to send.
+    if (!(await store.renewOutgoing(m, oldId))) return true;
     changed(m.chat);
   }
   const reused = m.tries > 0;
@@ -222,8 +237,10 @@ async function attempt(m, freshOnly = false) {
       m = { ...m, body: c.b64encode(body), bodyFor: m.id };
     }
     // A rate-limit wait that ended is over: the message is sending again.
-    m = { ...m, tries: m.tries + 1, error: rateWait(m) ? null : m.error };
-    await store.putOutgoing(m);
+    m = { ...m, tries: m.tries + 1, error: rateWait(m) ? null : m.error, unanswered: true };
+    // Cancelled meanwhile: it never goes (docs/storage.md, "Cancelling a
+    // message").
+    if (!(await store.claimOutgoing(m))) return true;
     changed(m.chat);
     const res = await api.send(m.id, m.chat, m.body);
     if (m.kind) await store.recordSent(m, res.ts, account.me());
@@ -235,6 +252,10 @@ async function attempt(m, freshOnly = false) {
     if (!(e instanceof api.ApiError)) {
       return fail(m, { code: 'internal', text: 'Could not encrypt this message: ' + e.message });
     }
+    // These refusals come only for an id the relay does not hold (it
+    // answers a known one from its record, ADR 0084): no attempt of it
+    // reached the relay, and it may be cancelled again.
+    if (e.code === 'rate_limited' || e.code === 'clock_skew' || e.code === 'unknown_recipient') m = { ...m, unanswered: false };
     if (e.code === 'clock_skew') {
       if (reused && !freshOnly) {
         // The relay knows no envelope of this id (it would have answered
@@ -257,6 +278,11 @@ async function attempt(m, freshOnly = false) {
       changed(m.chat);
       later(m.chat, secs * 1000);
       return false;
+    }
+    if (e.code === 'account_deleted') {
+      // No Retry can ever work: the chat learns it before it shows this.
+      markDeleted(m.chat);
+      return fail(m, { code: 'account_deleted', text: `Not sent: ${m.chat} deleted their account, so nothing can be sent to them any more.` });
     }
     if (e.code === 'unknown_recipient') {
       return fail(m, { code: 'unknown_recipient', text: `Not sent: there is no account named ${m.chat}.` });

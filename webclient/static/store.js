@@ -539,9 +539,19 @@ async function replaceRows(results, me, still) {
 
 // writeOutgoing puts one message of the outbox, replacing the record of
 // removeId (the same message under its old id) in the same transaction.
-async function writeOutgoing(m, removeId) {
+// With pendingOnly it writes only over a row still pending (removeId's,
+// else m's own) and returns false otherwise: a message cancelled
+// meanwhile is not brought back.
+async function writeOutgoing(m, removeId, pendingOnly = false) {
   const t = await tx(['messages', 'chats'], 'readwrite');
   const ms = t.objectStore('messages');
+  if (pendingOnly) {
+    const before = await req(ms.get(removeId || m.id));
+    if (!before || before.status !== 'pending') {
+      await done(t);
+      return false;
+    }
+  }
   if (removeId) ms.delete(removeId);
   // What records did to the stored row meanwhile (a receipt or a reaction
   // that came before this device heard its 202) stays.
@@ -552,7 +562,7 @@ async function writeOutgoing(m, removeId) {
   ms.put(m);
   if (m.kind) {
     await done(t);
-    return;
+    return true;
   }
   const cs = t.objectStore('chats');
   const ch = (await req(cs.get(m.chat))) || newChat(m.chat);
@@ -566,6 +576,7 @@ async function writeOutgoing(m, removeId) {
   }
   cs.put(ch);
   await done(t);
+  return true;
 }
 
 // putOutgoing records a message of the outbox as it is now: new, sealed,
@@ -575,9 +586,43 @@ export function putOutgoing(m) {
 }
 
 // renewOutgoing replaces the record of oldId with m, the same message
-// under a fresh id (ADR 0010).
+// under a fresh id (ADR 0010), unless it was cancelled: it returns whether
+// it did.
 export function renewOutgoing(m, oldId) {
-  return writeOutgoing(m, oldId);
+  return writeOutgoing(m, oldId, true);
+}
+
+// claimOutgoing records an attempt about to go, m with unanswered set,
+// unless the message was cancelled: it returns whether it did. From then
+// on the relay may hold it, and it can no longer be cancelled.
+export function claimOutgoing(m) {
+  return writeOutgoing({ ...m, unanswered: true }, undefined, true);
+}
+
+// cancelOutgoing deletes a message of the outbox before it goes
+// (docs/storage.md, "Cancelling a message"), if no attempt of it may have
+// reached the relay: none is under way, and each that ended had an answer
+// that it was not accepted. It returns 'cancelled', 'sending' (an attempt
+// may have reached the relay) or 'gone' (sent or deleted meanwhile).
+export async function cancelOutgoing(id) {
+  const t = await tx(['messages', 'chats'], 'readwrite');
+  const ms = t.objectStore('messages');
+  const cs = t.objectStore('chats');
+  const m = await req(ms.get(id));
+  let result = 'gone';
+  if (m && m.dir === 'out' && !m.kind && m.status === 'pending') {
+    result = m.unanswered ? 'sending' : 'cancelled';
+  }
+  if (result === 'cancelled') {
+    ms.delete(id);
+    const ch = await req(cs.get(m.chat));
+    if (ch) {
+      refreshPreview(ch, (await chatMessages(ms, m.chat)).filter((x) => x.id !== id));
+      cs.put(ch);
+    }
+  }
+  await done(t);
+  return result;
 }
 
 // markSent records the relay's 202: its time becomes the message's shown

@@ -22,7 +22,7 @@ import * as notifications from './notifications.js';
 export { subscribe, isOwner } from './election.js';
 export { me, isLinked, isRevoked, currentDevice, load, registerAccount, loginAccount, linkCode, deviceCode, approve, revoke, recoveryStatus, createRecoveryKey, isLastLinked, rename, syncLinked } from './account.js';
 export { connection, streaming, purgeNotice, dismissPurgeNotice } from './inbox.js';
-export { sendText, retry, flushOutbox, editMessage, deleteForEveryone, react, discard } from './outbox.js';
+export { sendText, retry, flushOutbox, editMessage, deleteForEveryone, react, discard, cancel } from './outbox.js';
 export { deleteForMe, setReadReceipts, readReceipts } from './conversation.js';
 export { markSeen, markUnread } from './readstate.js';
 export { openChat, acceptKey, safetyCode, setVerified, isDeleted } from './contacts.js';
