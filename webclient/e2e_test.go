@@ -70,6 +70,9 @@ func TestNewMessagesDivider(t *testing.T) {
 	if strings.Join(order, "|") != strings.Join(want, "|") {
 		t.Fatalf("bob's chat reads %q, want %q", order, want)
 	}
+	// A reply answers what was new: the divider goes.
+	bob.send("a reply")
+	bob.waitFor("the divider gone once bob replied", `document.querySelectorAll('#messages .msg.out').length === 1 && !document.querySelector('#messages .new-divider')`)
 	eval[chromedp.Void](bob, `location.hash = '#/chats'`)
 	bob.waitFor("no unread left", `document.getElementById('chat-list') && !document.querySelector('.chat-item[data-user="alice"] .unread')`)
 }
