@@ -10,6 +10,7 @@ import { reactionsOf, MAX_TEXT } from './records.js';
 import { linkified } from './links.js';
 import * as time from './time.js';
 import { watchSeen } from './seen.js';
+import { el, placeRows, ask, confirmDialog } from './dom.js';
 
 const view = document.getElementById('view');
 const nav = document.getElementById('nav');
@@ -30,22 +31,6 @@ function revoked() {
 // device, nor to a contact whose account was deleted.
 function retryable(chat) {
   return !revoked() && !sync.isDeleted(chat);
-}
-
-// el builds an element: el('p', {class: 'x'}, 'text', child, …).
-function el(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === 'onclick' || k === 'onsubmit' || k === 'onkeydown') e.addEventListener(k.slice(2), v);
-    else if (k === 'class') e.className = v;
-    else e.setAttribute(k, v === true ? '' : v);
-  }
-  for (const c of children) {
-    if (c === null || c === undefined || c === false) continue;
-    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return e;
 }
 
 // Screens render asynchronously (they read IndexedDB). renderGen makes the
@@ -916,47 +901,6 @@ function chatRows(shown, ctx) {
   return rows;
 }
 
-// rowInfo holds the key and signature of each row node.
-const rowInfo = new WeakMap();
-
-// placeRows makes list show rows, in place: a row keeps its node while what
-// it shows is unchanged, is rebuilt alone when it changed, and is moved
-// when its place in the order changed. Nothing else is touched. It returns
-// the rows whose key was not on the list before.
-function placeRows(list, rows) {
-  const old = new Map();
-  for (const n of list.children) {
-    const info = rowInfo.get(n);
-    if (info) old.set(info.key, n);
-  }
-  const seen = new Set();
-  const added = [];
-  let i = 0;
-  for (const r of rows) {
-    if (seen.has(r.key)) continue;
-    seen.add(r.key);
-    let n = old.get(r.key);
-    old.delete(r.key);
-    if (!n) added.push(r);
-    if (!n || rowInfo.get(n).sig !== r.sig) {
-      const fresh = r.make();
-      rowInfo.set(fresh, { key: r.key, sig: r.sig });
-      // Focus inside a rebuilt row stays on the row's like of it.
-      const focused = n && n.contains(document.activeElement) ? document.activeElement : null;
-      if (n) n.replaceWith(fresh);
-      if (focused) {
-        const again = focused === n ? fresh : fresh.querySelector('.' + focused.className.split(' ')[0]);
-        if (again) again.focus();
-      }
-      n = fresh;
-    }
-    if (list.children[i] !== n) list.insertBefore(n, list.children[i] || null);
-    i++;
-  }
-  for (const n of old.values()) n.remove();
-  while (list.children.length > i) list.lastElementChild.remove();
-  return added;
-}
 
 // chatDom holds the open chat's live parts, so that updates change the
 // rows in place and keep what is being typed in the composer.
@@ -1461,51 +1405,7 @@ async function chatScreen(username, opening) {
   text.focus({ preventScroll: true });
 }
 
-// ---- dialogs ----
-
-// ask shows a modal <dialog> and resolves to the value of the button
-// pressed, or null on Esc or Cancel. Focus goes to Cancel, so that Enter
-// never confirms something destructive by accident.
-function ask({ id, title, body, actions }) {
-  return new Promise((resolve) => {
-    const dlg = el('dialog', { id, 'aria-labelledby': id + '-title' });
-    const cancel = el('button', { type: 'button', class: 'dialog-cancel', onclick: () => dlg.close('') }, 'Cancel');
-    dlg.append(el('h2', { id: id + '-title' }, title), ...body,
-      el('p', { class: 'dialog-actions' }, cancel, ...actions.map((a) => el('button', {
-        type: 'button', id: a.id, class: a.class, onclick: () => dlg.close(a.value),
-      }, a.label))));
-    dlg.addEventListener('close', () => {
-      dlg.remove();
-      resolve(dlg.returnValue || null);
-    });
-    document.body.append(dlg);
-    dlg.showModal();
-    cancel.focus();
-  });
-}
-
 // ---- devices ----
-
-// confirmDialog asks in a native modal dialog (focus stays inside, Esc
-// cancels) and resolves to true only when the person confirms.
-function confirmDialog(title, text, confirmLabel) {
-  return new Promise((resolve) => {
-    const ok = el('button', { type: 'submit', class: 'primary', value: 'ok', id: 'dialog-confirm' }, confirmLabel);
-    const cancel = el('button', { type: 'submit', value: 'cancel', id: 'dialog-cancel' }, 'Cancel');
-    const dlg = el('dialog', { class: 'dialog', 'aria-labelledby': 'dialog-title' },
-      el('form', { method: 'dialog' },
-        el('h2', { id: 'dialog-title' }, title),
-        el('p', {}, text),
-        el('p', { class: 'actions' }, cancel, ok)));
-    dlg.addEventListener('close', () => {
-      resolve(dlg.returnValue === 'ok');
-      dlg.remove();
-    });
-    document.body.append(dlg);
-    dlg.showModal();
-    cancel.focus();
-  });
-}
 
 // lastKeyWarning asks whether this device is the last that holds the
 // account key and, if so, returns the warning to show: that the history
@@ -1819,19 +1719,13 @@ function recoveryOffer() {
   return box;
 }
 
-// The account's devices, as GET /api/devices last said, polled every few
-// seconds while the page is visible and this device is linked: the banner
-// of waiting devices and the Devices screen follow it by themselves.
-let deviceList = null;
-let deviceSig = '';
-let devicePoll = null;
+// The account's devices come from devicewatch.js (through sync): the
+// banner of waiting devices and the Devices screen follow its events.
 let rotateNote = null; // what the last rotation did, shown on the Devices screen
-let linkReported = false;
-const devicePollMs = 3000;
 
 function waitingDevices() {
   const mine = sync.currentDevice();
-  return (deviceList || []).filter((d) => !d.linked && (!mine || d.id !== mine.id));
+  return (sync.devices() || []).filter((d) => !d.linked && (!mine || d.id !== mine.id));
 }
 
 function renderDeviceBanner() {
@@ -1851,32 +1745,14 @@ function renderDeviceBanner() {
   banner.replaceChildren(text, ' ', el('a', { href: '#/devices' }, 'Open Devices'));
 }
 
-async function pollDevices() {
-  if (!sync.me() || !sync.isLinked() || revoked() || document.visibilityState !== 'visible') return;
-  let list;
-  try {
-    list = await api.devices();
-  } catch (e) {
-    // The next poll tries again; the open Devices screen says meanwhile
-    // that what it lists may be old.
-    renderDevicesOffline(e.code === 'network');
-    return;
-  }
-  renderDevicesOffline(false);
-  if (!sync.me()) return;
-  if (!linkReported) {
-    try {
-      await sync.syncLinked(list);
-      linkReported = true;
-    } catch { /* tried again on the next poll */ }
-  }
-  deviceList = list;
+// devicesChanged follows a poll of the account's devices: the banner, the
+// open Devices screen (unless the person is renaming or rotating) and
+// whether that screen's list may be old.
+function devicesChanged(ev) {
+  renderDevicesOffline(ev.offline);
   renderDeviceBanner();
-  const sig = JSON.stringify(list.map((d) => [d.id, d.name, d.linked]));
-  if (sig === deviceSig) return;
-  deviceSig = sig;
-  // The open Devices screen follows, unless the person is renaming.
-  if (current && current.name === 'devices' && !document.querySelector('#device-list .rename-form') && !document.querySelector('#rotate[open]')) devicesScreen(list);
+  if (!ev.changed || !ev.list) return;
+  if (current && current.name === 'devices' && !document.querySelector('#device-list .rename-form') && !document.querySelector('#rotate[open]')) devicesScreen(ev.list);
 }
 
 // renderDevicesOffline marks the Devices screen while the relay cannot
@@ -1886,21 +1762,6 @@ function renderDevicesOffline(offline) {
   if (!slot) return;
   slot.hidden = !offline;
   slot.textContent = offline ? 'You are offline: this list is the last one known and may be out of date. It updates by itself when the connection is back.' : '';
-}
-
-function startDevicePoll() {
-  if (devicePoll) return;
-  pollDevices();
-  devicePoll = setInterval(pollDevices, devicePollMs);
-}
-
-function stopDevicePoll() {
-  clearInterval(devicePoll);
-  devicePoll = null;
-  deviceList = null;
-  deviceSig = '';
-  linkReported = false;
-  renderDeviceBanner();
 }
 
 function renameForm(d, msg, done) {
@@ -1942,12 +1803,11 @@ async function devicesScreen(known) {
       show(gen, el('section', { class: 'card' }, el('h2', {}, 'Devices'), el('p', { class: e.code === 'network' ? 'warning' : 'error', id: 'devices-offline', role: 'status' }, text)));
       setTimeout(() => {
         if (gen === renderGen && current && current.name === 'devices') devicesScreen();
-      }, devicePollMs);
+      }, sync.DEVICE_POLL_MS);
       return;
     }
   }
-  deviceList = devices;
-  deviceSig = JSON.stringify(devices.map((d) => [d.id, d.name, d.linked]));
+  sync.knownDevices(devices);
   renderDeviceBanner();
   const mine = sync.currentDevice();
   for (const d of devices) {
@@ -2161,7 +2021,7 @@ async function route() {
 function startSession() {
   current = null;
   sync.start();
-  startDevicePoll();
+  sync.watchDevices();
   route();
   renderBar();
   renderPurge();
@@ -2174,7 +2034,7 @@ function loggedOut(why) {
   nav.hidden = true;
   meBox.hidden = true;
   offerRecovery = false;
-  stopDevicePoll();
+  sync.unwatchDevices();
   shownWaiting = false;
   linkedNotice = false;
   resetNotice = false;
@@ -2201,6 +2061,7 @@ const loggedOutTexts = {
 };
 
 sync.subscribe(async (ev) => {
+  if (ev.type === 'devices') devicesChanged(ev);
   if (ev.type === 'conn') renderBar();
   if (ev.type === 'purge') renderPurge();
   if (ev.type === 'account') {
@@ -2224,7 +2085,7 @@ sync.subscribe(async (ev) => {
     // older history is asked, not assumed.
     if (shownWaiting && ev.how === 'restored') linkedNotice = { how: 'restored', others: await otherLinked() };
     route();
-    startDevicePoll();
+    sync.watchDevices();
   }
   if (ev.type === 'changed') {
     if (!current) return;

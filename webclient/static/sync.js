@@ -12,6 +12,7 @@
 //   contacts.js  contacts' keys, safety codes and their verification
 //   notifications.js  Web Push on this device, with sw.js
 //   shell.js     the offline app shell: registers sw.js
+//   devicewatch.js  the account's devices, polled while visible
 // Screens read what is stored through store.js and change it only here.
 
 import * as account from './account.js';
@@ -28,6 +29,7 @@ export { markSeen, markUnread } from './readstate.js';
 export { openChat, acceptKey, safetyCode, setVerified, isDeleted } from './contacts.js';
 export { state as notificationState, enable as enableNotifications, disable as disableNotifications } from './notifications.js';
 export { install as installShell } from './shell.js';
+export { start as watchDevices, stop as unwatchDevices, devices, known as knownDevices, POLL_MS as DEVICE_POLL_MS } from './devicewatch.js';
 
 // A push came while this tab is open: the stream owner syncs now if its
 // stream is down, instead of waiting for the reconnect's backoff.
