@@ -8,7 +8,14 @@ import (
 	"relay/deletion"
 	"relay/devices"
 	"relay/hub"
+	"relay/lifecycle"
 )
+
+// transitions are the account's lifecycle changes (package lifecycle)
+// made by this instance: its pool, its store's cache and its hub.
+func (s *Server) transitions() *lifecycle.Transitions {
+	return lifecycle.New(s.pool, s.accounts, s.hub)
+}
 
 // DELETE /api/account: the account and everything of it go in one
 // transaction (package deletion), and every stream of it ends with event:
