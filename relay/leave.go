@@ -5,9 +5,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
-	"relay/deletion"
 	"relay/devices"
-	"relay/hub"
 	"relay/lifecycle"
 )
 
@@ -18,7 +16,7 @@ func (s *Server) transitions() *lifecycle.Transitions {
 }
 
 // DELETE /api/account: the account and everything of it go in one
-// transaction (package deletion), and every stream of it ends with event:
+// transaction (package lifecycle), and every stream of it ends with event:
 // deleted, on every instance.
 func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	if err := s.checkOrigin(r); err != nil {
@@ -48,12 +46,9 @@ func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request, _ httprou
 	if err := s.accounts.CheckPassword(r.Context(), acc.ID, password); err != nil {
 		return err
 	}
-	d, err := deletion.Delete(r.Context(), s.pool, s.accounts, acc.Username, s.cfg.DeletedNameHold, s.hub.NotifyEnded)
-	if err != nil {
+	if _, err := s.transitions().Delete(r.Context(), acc.Username, s.cfg.DeletedNameHold); err != nil {
 		return err
 	}
-	s.accounts.ForgetAccount(d.AccountID)
-	s.hub.Ended(hub.ReasonDeleted, d.Devices)
 	s.clearSessionCookie(w)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
