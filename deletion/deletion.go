@@ -1,60 +1,19 @@
-// Package deletion deletes an account and everything the relay holds of
-// it, in one transaction, and erases deleted rows from the table files
-// (docs/protocol.md, "DELETE /api/account"; docs/operations.md, "relay
-// admin delete" and "relay admin vacuum"; ADR 0059).
+// Package deletion erases deleted rows from the table files: relay admin
+// vacuum, which relay admin delete runs after the deletion
+// (docs/operations.md, "relay admin vacuum"; ADR 0060). The deletion
+// itself, one transaction, belongs to package lifecycle (ADR 0059,
+// ADR 0093).
 //
-// It composes the tables' owners (package devices for accounts, sessions,
-// devices, contacts and held names; package queue for queues and
-// idempotency records) and tells every relay instance, through package
-// hub, to end the account's streams with event: deleted. It never reads an
-// envelope body or a key, and it logs nothing itself.
+// It never reads a row, and it logs nothing itself.
 package deletion
 
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"relay/devices"
-	"relay/hub"
-	"relay/queue"
 )
-
-// Notifier queues, inside the deletion's transaction, the notice that ends
-// the devices' streams on every relay instance: hub.NotifyEnded, or a
-// Hub's method of that name.
-type Notifier func(ctx context.Context, tx pgx.Tx, reason string, devices []string) error
-
-// Delete deletes the account of username and holds the name for hold:
-// every row of the account in every table of the relay goes, or none does.
-// An unknown username, and an account deleted meanwhile, is
-// devices.ErrUnknownAccount. The caller ends the streams of the returned
-// devices on its own instance (hub.Hub.Ended) once Delete has returned;
-// notify has told the others, on commit.
-func Delete(ctx context.Context, pool *pgxpool.Pool, store *devices.Store, username string, hold time.Duration, notify Notifier) (devices.Deleted, error) {
-	var d devices.Deleted
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		acc, err := store.LockForDeletion(ctx, tx, username)
-		if err != nil {
-			return err
-		}
-		// Before the devices go: DropAccount finds the queues through them.
-		if err := queue.DropAccount(ctx, tx, acc.ID, acc.Username); err != nil {
-			return err
-		}
-		if d, err = store.DeleteAccount(ctx, tx, acc, hold); err != nil {
-			return err
-		}
-		return notify(ctx, tx, hub.ReasonDeleted, d.Devices)
-	})
-	if err != nil {
-		return devices.Deleted{}, fmt.Errorf("deleting an account: %w", err)
-	}
-	return d, nil
-}
 
 // Tables are the relay's tables that hold rows of accounts, in the order
 // Vacuum rewrites them.

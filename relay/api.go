@@ -9,14 +9,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/julienschmidt/httprouter"
 	"github.com/oklog/ulid/v2"
 
 	"relay/devices"
 	"relay/envelope"
 	"relay/epoch"
-	"relay/push"
 	"relay/queue"
 )
 
@@ -234,20 +232,9 @@ func (s *Server) revokeDevice(w http.ResponseWriter, r *http.Request, p httprout
 	if _, err := envelope.ParseID(id); err != nil {
 		return errUnknownDevice
 	}
-	err = pgx.BeginFunc(r.Context(), s.pool, func(tx pgx.Tx) error {
-		if err := s.accounts.Revoke(r.Context(), tx, acc.ID, id); err != nil {
-			return err
-		}
-		if err := push.Delete(r.Context(), tx, id); err != nil {
-			return err
-		}
-		return queue.Drop(r.Context(), tx, id)
-	})
-	if err != nil {
+	if err := s.transitions().RevokeDevice(r.Context(), acc.ID, id); err != nil {
 		return err
 	}
-	s.accounts.ForgetAccount(acc.ID)
-	s.hub.Revoked(id)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -5,13 +5,18 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
-	"relay/deletion"
 	"relay/devices"
-	"relay/hub"
+	"relay/lifecycle"
 )
 
+// transitions are the account's lifecycle changes (package lifecycle)
+// made by this instance: its pool, its store's cache and its hub.
+func (s *Server) transitions() *lifecycle.Transitions {
+	return lifecycle.New(s.pool, s.accounts, s.hub)
+}
+
 // DELETE /api/account: the account and everything of it go in one
-// transaction (package deletion), and every stream of it ends with event:
+// transaction (package lifecycle), and every stream of it ends with event:
 // deleted, on every instance.
 func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	if err := s.checkOrigin(r); err != nil {
@@ -41,12 +46,9 @@ func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request, _ httprou
 	if err := s.accounts.CheckPassword(r.Context(), acc.ID, password); err != nil {
 		return err
 	}
-	d, err := deletion.Delete(r.Context(), s.pool, s.accounts, acc.Username, s.cfg.DeletedNameHold, s.hub.NotifyEnded)
-	if err != nil {
+	if _, err := s.transitions().Delete(r.Context(), acc.Username, s.cfg.DeletedNameHold); err != nil {
 		return err
 	}
-	s.accounts.ForgetAccount(d.AccountID)
-	s.hub.Ended(hub.ReasonDeleted, d.Devices)
 	s.clearSessionCookie(w)
 	w.WriteHeader(http.StatusNoContent)
 	return nil

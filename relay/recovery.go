@@ -4,13 +4,10 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/julienschmidt/httprouter"
 
 	"relay/devices"
 	"relay/envelope"
-	"relay/push"
-	"relay/queue"
 )
 
 // The endpoints that keep an account usable when devices go (issue 13):
@@ -130,7 +127,7 @@ func (s *Server) updateDevice(w http.ResponseWriter, r *http.Request, p httprout
 
 // PUT /api/account/key: reset and rotation. The key, the revocations,
 // their queues, the recovery blob and the speaker's linked flag change in
-// one transaction, or none of them does.
+// one transaction (package lifecycle), or none of them does.
 func (s *Server) replaceKey(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	if err := s.checkOrigin(r); err != nil {
 		return err
@@ -165,27 +162,8 @@ func (s *Server) replaceKey(w http.ResponseWriter, r *http.Request, _ httprouter
 			return errUnknownDevice // never a device; the last check anyway
 		}
 	}
-	ctx := r.Context()
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if err := s.accounts.ReplaceKey(ctx, tx, rep); err != nil {
-			return err
-		}
-		for _, id := range rep.Revoke {
-			if err := queue.Drop(ctx, tx, id); err != nil {
-				return err
-			}
-			if err := push.Delete(ctx, tx, id); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if err := s.transitions().ReplaceKey(r.Context(), rep); err != nil {
 		return err
-	}
-	s.accounts.ForgetAccount(acc.ID)
-	for _, id := range rep.Revoke {
-		s.hub.Revoked(id)
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"publicKey": b64(rep.PublicKey)})
 	return nil

@@ -18,6 +18,7 @@ import (
 	"relay/devices"
 	"relay/epoch"
 	"relay/hub"
+	"relay/lifecycle"
 	"relay/migrations"
 	"relay/relay"
 )
@@ -237,6 +238,13 @@ func bindNameHold(fs *flags, p *time.Duration) {
 		"how long a deleted account's username is held back from new registrations")
 }
 
+// transitions are the account's lifecycle changes made by relay admin,
+// which holds no stream: the relay instances end theirs when the notice
+// sent on commit arrives.
+func (a *admin) transitions() *lifecycle.Transitions {
+	return lifecycle.New(a.pool, a.store, nil)
+}
+
 // notFound is errNoAccount for username, saying whether the name is held
 // after a deletion.
 func (a *admin) notFound(ctx context.Context, username string) error {
@@ -264,14 +272,7 @@ func (a *admin) enable(ctx context.Context, username string) error {
 }
 
 func (a *admin) setDisabled(ctx context.Context, username string, disabled bool) error {
-	var devs []string
-	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
-		var err error
-		if devs, err = a.store.SetDisabled(ctx, tx, username, disabled); err != nil || !disabled {
-			return err
-		}
-		return hub.NotifyEnded(ctx, tx, hub.ReasonDisabled, devs)
-	})
+	devs, err := a.transitions().SetDisabled(ctx, username, disabled)
 	if errors.Is(err, devices.ErrUnknownAccount) {
 		return a.notFound(ctx, username)
 	}
@@ -289,7 +290,7 @@ func (a *admin) setDisabled(ctx context.Context, username string, disabled bool)
 }
 
 func (a *admin) delete(ctx context.Context, username string) error {
-	d, err := deletion.Delete(ctx, a.pool, a.store, username, a.nameHold, hub.NotifyEnded)
+	d, err := a.transitions().Delete(ctx, username, a.nameHold)
 	if errors.Is(err, devices.ErrUnknownAccount) {
 		return a.notFound(ctx, username)
 	}
@@ -305,15 +306,7 @@ func (a *admin) delete(ctx context.Context, username string) error {
 }
 
 func (a *admin) revokeSessions(ctx context.Context, username string) error {
-	var n int64
-	var devs []string
-	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
-		var err error
-		if n, devs, err = a.store.RevokeSessions(ctx, tx, username); err != nil {
-			return err
-		}
-		return hub.NotifyEnded(ctx, tx, hub.ReasonLoggedOut, devs)
-	})
+	n, _, err := a.transitions().RevokeSessions(ctx, username)
 	if errors.Is(err, devices.ErrUnknownAccount) {
 		return a.notFound(ctx, username)
 	}

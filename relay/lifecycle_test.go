@@ -1,0 +1,251 @@
+package relay_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"relay/devices"
+	"relay/lifecycle"
+)
+
+// lifecycleTables lists, from information_schema, every column that can
+// name an account or a device: the columns with a foreign key to accounts
+// or devices, every text column (usernames and device ids are text; the
+// queue's device_id has no foreign key, ADR 0081), and accounts.id. A new
+// table with such a column is found here without anyone listing it.
+func (s *testServer) lifecycleTables(t *testing.T) map[string][]string {
+	t.Helper()
+	rows, err := s.Pool.Query(context.Background(), `
+		SELECT c.table_name, c.column_name FROM information_schema.columns c
+		JOIN information_schema.tables tb ON tb.table_schema = c.table_schema AND tb.table_name = c.table_name
+		WHERE c.table_schema = 'public' AND tb.table_type = 'BASE TABLE' AND c.table_name <> 'schema_migrations'
+		  AND (c.data_type IN ('text', 'character varying')
+		    OR (c.table_name = 'accounts' AND c.column_name = 'id')
+		    OR EXISTS (SELECT 1 FROM information_schema.key_column_usage k
+		      JOIN information_schema.referential_constraints r
+		        ON r.constraint_schema = k.constraint_schema AND r.constraint_name = k.constraint_name
+		      JOIN information_schema.constraint_column_usage u
+		        ON u.constraint_schema = r.unique_constraint_schema AND u.constraint_name = r.unique_constraint_name
+		      WHERE k.table_schema = c.table_schema AND k.table_name = c.table_name AND k.column_name = c.column_name
+		        AND u.table_name IN ('accounts', 'devices')))
+		ORDER BY 1, 2`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := map[string][]string{}
+	for rows.Next() {
+		var tb, col string
+		if err := rows.Scan(&tb, &col); err != nil {
+			t.Fatal(err)
+		}
+		cols[tb] = append(cols[tb], col)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return cols
+}
+
+// naming counts, per table, the rows that name one of needles (an
+// account id, a username, a device id) in any column of cols.
+func (s *testServer) naming(t *testing.T, cols map[string][]string, needles []string) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for tb, cs := range cols {
+		var conds []string
+		for _, c := range cs {
+			conds = append(conds, fmt.Sprintf("%s::text = ANY ($1)", pgx.Identifier{c}.Sanitize()))
+		}
+		out[tb] = s.count(t, fmt.Sprintf("SELECT count(*) FROM %s WHERE %s", pgx.Identifier{tb}.Sanitize(), strings.Join(conds, " OR ")), needles)
+	}
+	return out
+}
+
+// left is what a transition leaves of the rows that name someone in a
+// table.
+type left int
+
+const (
+	none  left = iota // there were none, and there are none
+	kept              // every one is still there
+	fewer             // some went, some are left
+	gone              // there were some, and none is left
+)
+
+func (l left) String() string {
+	if l < none || l > gone {
+		return "more"
+	}
+	return [...]string{"none", "kept", "fewer", "gone"}[l]
+}
+
+func leftOf(before, after int) left {
+	switch {
+	case before == 0 && after == 0:
+		return none
+	case after == before:
+		return kept
+	case after == 0:
+		return gone
+	case after < before:
+		return fewer
+	}
+	return -1 // more: no transition adds rows of whom it ends
+}
+
+// lifecycleSeeded are the tables the scenario of TestLifecycleTables puts
+// rows of alice and bob in; lifecycleRelayOnly are the tables whose text
+// names the relay, never an account (the VAPID key pair, the instances'
+// random ids, ADR 0055, and the epoch's token, ADR 0086).
+var (
+	lifecycleSeeded    = []string{"accounts", "contacts", "devices", "push_subscriptions", "queue", "sent", "sessions"}
+	lifecycleRelayOnly = []string{"push_vapid", "relay_epoch", "relay_instances"}
+)
+
+// TestLifecycleTables: each transition of package lifecycle, made as its
+// caller makes it (the HTTP API for a device's revocation, a key
+// replacement and a deletion; relay admin's way, without a hub, for
+// disabling and ending sessions), leaves in every table of the schema
+// that can name an account or a device exactly what it should of the
+// device it ends, of its account, of the account's other device and of
+// another account (bob, who wrote to alice and was written to). A table
+// the schema gains fails here until each transition says what it leaves
+// there.
+func TestLifecycleTables(t *testing.T) {
+	type views map[string]map[string]left // who → table → what is left
+	// Tables not named in a view are none for it.
+	cases := []struct {
+		name string
+		do   func(t *testing.T, s *testServer, alice *user)
+		want views
+	}{
+		{"revoke device", func(t *testing.T, s *testServer, alice *user) {
+			if err := alice.device(0).Revoke(context.Background(), alice.Devices[1]); err != nil {
+				t.Fatal(err)
+			}
+		}, views{
+			"the device": {"devices": kept, "queue": gone, "push_subscriptions": gone},
+			"the other":  {"devices": kept, "queue": kept, "push_subscriptions": kept},
+			"alice":      {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": fewer},
+			"bob":        {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": kept},
+		}},
+		{"replace key", func(t *testing.T, s *testServer, alice *user) {
+			if _, err := alice.device(0).ReplaceKey(context.Background(), password, newKey(t), []string{alice.Devices[1]}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}, views{
+			"the device": {"devices": kept, "queue": gone, "push_subscriptions": gone},
+			"the other":  {"devices": kept, "queue": kept, "push_subscriptions": kept},
+			"alice":      {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": fewer},
+			"bob":        {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": kept},
+		}},
+		{"delete account", func(t *testing.T, s *testServer, alice *user) {
+			if err := alice.device(0).DeleteAccount(context.Background(), password); err != nil {
+				t.Fatal(err)
+			}
+		}, views{
+			"the device": {"devices": gone, "queue": gone, "push_subscriptions": gone},
+			"the other":  {"devices": gone, "queue": gone, "push_subscriptions": gone},
+			"alice":      {"accounts": gone, "sessions": gone, "devices": gone, "contacts": gone, "queue": gone, "sent": gone, "push_subscriptions": gone},
+			// bob keeps his own rows; those that named alice went.
+			"bob": {"accounts": kept, "sessions": kept, "devices": kept, "contacts": gone, "queue": gone, "sent": gone, "push_subscriptions": kept},
+		}},
+		{"disable account", func(t *testing.T, s *testServer, alice *user) {
+			if _, err := s.adminTransitions(t).SetDisabled(context.Background(), alice.Name, true); err != nil {
+				t.Fatal(err)
+			}
+			if n := s.count(t, `SELECT count(*) FROM accounts WHERE username = $1 AND disabled_at IS NOT NULL`, alice.Name); n != 1 {
+				t.Fatalf("alice is not disabled")
+			}
+		}, views{
+			"the device": {"devices": kept, "queue": kept, "push_subscriptions": kept},
+			"the other":  {"devices": kept, "queue": kept, "push_subscriptions": kept},
+			"alice":      {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept},
+			"bob":        {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept},
+		}},
+		{"revoke sessions", func(t *testing.T, s *testServer, alice *user) {
+			if _, _, err := s.adminTransitions(t).RevokeSessions(context.Background(), alice.Name); err != nil {
+				t.Fatal(err)
+			}
+		}, views{
+			"the device": {"devices": kept, "queue": kept, "push_subscriptions": kept},
+			"the other":  {"devices": kept, "queue": kept, "push_subscriptions": kept},
+			"alice":      {"accounts": kept, "sessions": gone, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept},
+			"bob":        {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept},
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newTestServer(t)
+			ctx := context.Background()
+			alice := s.register(t, "alice", 3)
+			bob := s.register(t, "bob", 1)
+			// alice's device 0 speaks; device 1 is the one a revocation
+			// ends and writes nothing, so that every row naming it is one
+			// the transition decides about; device 2 is the other one.
+			s.send(t, bob.device(0), "alice", "to alice")
+			s.send(t, alice.device(0), "bob", "to bob")
+			for _, d := range append(slices.Clone(alice.Devices), bob.Devices...) {
+				if _, err := s.Pool.Exec(ctx, `INSERT INTO push_subscriptions (device_id, endpoint, p256dh, auth) VALUES ($1, 'https://push.example/'||$1, '\x04', '\x01')`, d); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cols := s.lifecycleTables(t)
+			for tb := range cols {
+				if !slices.Contains(lifecycleSeeded, tb) && !slices.Contains(lifecycleRelayOnly, tb) {
+					t.Errorf("table %s can name an account or a device, and this test puts no row in it: seed it, and say what each transition leaves in it", tb)
+				}
+			}
+			for _, tb := range lifecycleSeeded {
+				if _, ok := cols[tb]; !ok {
+					t.Errorf("table %s names no account any more: take it out of lifecycleSeeded", tb)
+				}
+			}
+			accountOf := func(u *user) []string {
+				return append([]string{u.Name, fmt.Sprint(s.accountID(t, u.Name))}, u.Devices...)
+			}
+			who := map[string][]string{
+				"the device": {alice.Devices[1]},
+				"the other":  {alice.Devices[2]},
+				"alice":      accountOf(alice),
+				"bob":        accountOf(bob),
+			}
+			before := map[string]map[string]int{}
+			for w, needles := range who {
+				before[w] = s.naming(t, cols, needles)
+			}
+			c.do(t, s, alice)
+			names := make([]string, 0, len(who))
+			for w := range who {
+				names = append(names, w)
+			}
+			sort.Strings(names)
+			for _, w := range names {
+				after := s.naming(t, cols, who[w])
+				for tb := range cols {
+					want := c.want[w][tb] // none when not named
+					if got := leftOf(before[w][tb], after[tb]); got != want {
+						t.Errorf("%s in %s: %s (%d rows before, %d after), want %s", w, tb, got, before[w][tb], after[tb], want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// adminTransitions are the transitions as relay admin makes them: its own
+// store, and no hub.
+func (s *testServer) adminTransitions(t *testing.T) *lifecycle.Transitions {
+	t.Helper()
+	store, err := devices.NewStore(s.Pool, devices.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lifecycle.New(s.Pool, store, nil)
+}
