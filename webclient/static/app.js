@@ -11,6 +11,7 @@ import { linkified } from './links.js';
 import * as time from './time.js';
 import { watchSeen } from './seen.js';
 import { el, placeRows, ask, confirmDialog } from './dom.js';
+import { passwordForm } from './passwordform.js';
 
 const view = document.getElementById('view');
 const nav = document.getElementById('nav');
@@ -335,46 +336,31 @@ function restoreCard(others) {
 // anything is done, asks for the password again and for a confirmation.
 // It is open from the start when it is one of the only two ways left.
 function resetSection(open) {
-  const pass = el('input', { id: 'reset-password', type: 'password', autocomplete: 'current-password', required: true, minlength: 8 });
-  const err = el('p', { id: 'reset-error', class: 'error', role: 'alert' });
-  const btn = el('button', { type: 'submit', id: 'reset-btn' }, 'Reset the account key…');
-  const form = el('form', {
-    onsubmit: async (e) => {
-      e.preventDefault();
-      err.textContent = '';
-      if (pass.value.length < 8) {
-        err.textContent = 'Type the password of this account to reset its key.';
-        pass.focus();
-        return;
-      }
-      const ok = await confirmDialog('Reset your account key?',
-        'Your old messages cannot be read any more, every other device of this account is removed, and your contacts see a warning that your key changed. This cannot be undone.',
-        'Reset the account key');
-      if (!ok) return;
-      btn.disabled = true;
-      err.textContent = 'Making a new account key…';
-      // Set before: the linked event of the reset routes to the chat list.
+  const form = passwordForm({
+    ids: { password: 'reset-password', error: 'reset-error', button: 'reset-btn' },
+    button: 'Reset the account key…',
+    need: 'reset its key',
+    before: [el('p', {}, 'Only if you lost every device where you are logged in and your recovery key. Resetting makes a new account key on this browser:'),
+      el('ul', {},
+        el('li', {}, 'your old messages cannot be read any more, here or anywhere;'),
+        el('li', {}, 'every other device of this account is removed;'),
+        el('li', {}, 'your contacts see a warning that your key changed.'))],
+    confirm: () => confirmDialog('Reset your account key?',
+      'Your old messages cannot be read any more, every other device of this account is removed, and your contacts see a warning that your key changed. This cannot be undone.',
+      'Reset the account key'),
+    busy: 'Making a new account key…',
+    // Set before: the linked event of the reset routes to the chat list.
+    onStart: () => {
       shownWaiting = false;
       resetNotice = true;
-      try {
-        await sync.resetAccountKey(pass.value);
-        pass.value = '';
-      } catch (ex) {
-        shownWaiting = true;
-        resetNotice = false;
-        err.textContent = ex.code === 'bad_credentials' ? 'That password is wrong. Type the password you log in with, then press Reset again.'
-          : ex.code === 'too_many_attempts' ? `Too many tries. Wait ${ex.retryAfter || 60} seconds, then try again.`
-          : 'The key could not be reset: ' + ex.message + ' Nothing was changed; try again.';
-        btn.disabled = false;
-      }
     },
-  },
-  el('p', {}, 'Only if you lost every device where you are logged in and your recovery key. Resetting makes a new account key on this browser:'),
-  el('ul', {},
-    el('li', {}, 'your old messages cannot be read any more, here or anywhere;'),
-    el('li', {}, 'every other device of this account is removed;'),
-    el('li', {}, 'your contacts see a warning that your key changed.')),
-  el('label', { for: 'reset-password' }, 'Password of this account'), pass, err, el('p', {}, btn));
+    onFail: () => {
+      shownWaiting = true;
+      resetNotice = false;
+    },
+    act: (password) => sync.resetAccountKey(password),
+    failed: 'The key could not be reset',
+  });
   return el('section', { class: 'card', id: 'reset' },
     el('details', { open }, el('summary', { id: 'reset-open' }, 'Lost all your devices? Reset your account key'), form));
 }
@@ -1533,39 +1519,21 @@ async function settingsScreen({ saved = false, create: createNow = false } = {})
 // does, asks for the password again and for a confirmation in a dialog,
 // and deletes (sync.deleteAccount). Every device is then logged out.
 function deleteSection() {
-  const pass = el('input', { id: 'delete-password', type: 'password', autocomplete: 'current-password', 'aria-describedby': 'delete-error' });
-  const err = el('p', { id: 'delete-error', class: 'error', role: 'alert' });
-  const btn = el('button', { type: 'submit', id: 'delete-account', class: 'danger' }, 'Delete account…');
-  const form = el('form', {
-    onsubmit: async (e) => {
-      e.preventDefault();
-      err.textContent = '';
-      if (!pass.value) {
-        err.textContent = 'Type your password first: deleting the account needs it.';
-        pass.focus();
-        return;
-      }
-      const choice = await ask({
-        id: 'delete-dialog', title: 'Delete your account?',
-        body: [el('p', {}, `This deletes the account ${sync.me()} for good, on the relay and on every device. It cannot be undone.`)],
-        actions: [{ id: 'delete-confirm', value: 'delete', class: 'danger', label: 'Delete my account' }],
-      });
-      if (choice !== 'delete') return;
-      btn.disabled = true;
-      err.textContent = 'Deleting…';
-      try {
-        await sync.deleteAccount(pass.value);
-        pass.value = '';
-        loggedOut('deleted');
-      } catch (ex) {
-        err.textContent = ex.code === 'bad_credentials' ? 'That password is wrong. Nothing was deleted; type the password you log in with, then try again.'
-          : ex.code === 'too_many_attempts' ? `Too many tries. Nothing was deleted; wait ${ex.retryAfter || 60} seconds, then try again.`
-          : 'The account could not be deleted: ' + ex.message + ' Nothing was deleted; try again.';
-        btn.disabled = false;
-      }
-    },
-  },
-  el('label', { for: 'delete-password' }, 'Password of this account'), pass, err, el('p', {}, btn));
+  const form = passwordForm({
+    ids: { password: 'delete-password', error: 'delete-error', button: 'delete-account' },
+    button: 'Delete account…', buttonClass: 'danger',
+    need: 'delete it',
+    confirm: async () => (await ask({
+      id: 'delete-dialog', title: 'Delete your account?',
+      body: [el('p', {}, `This deletes the account ${sync.me()} for good, on the relay and on every device. It cannot be undone.`)],
+      actions: [{ id: 'delete-confirm', value: 'delete', class: 'danger', label: 'Delete my account' }],
+    })) === 'delete',
+    busy: 'Deleting…',
+    act: (password) => sync.deleteAccount(password),
+    done: () => loggedOut('deleted'),
+    failed: 'The account could not be deleted',
+    nothing: 'Nothing was deleted',
+  });
   return el('section', { class: 'card', id: 'delete-section', 'aria-labelledby': 'delete-title' },
     el('h3', { id: 'delete-title' }, 'Delete account'),
     el('p', {}, 'Deleting your account:'),
@@ -1888,54 +1856,40 @@ function rotateNoteText({ dropped, sentTo }) {
 // rotateSection replaces the account key on purpose, after a device was
 // lost: the person picks the devices to drop and gives the password again.
 function rotateSection(others) {
-  const pass = el('input', { id: 'rotate-password', type: 'password', autocomplete: 'current-password', required: true, minlength: 8 });
-  const err = el('p', { id: 'rotate-error', class: 'error', role: 'alert' });
   const done = el('p', { id: 'rotate-done', role: 'status' }, ...(rotateNote ? rotateNoteText(rotateNote) : []));
-  const btn = el('button', { type: 'submit', id: 'rotate-btn' }, 'Make a new account key…');
   const boxes = others.map((d) => {
     const id = 'drop-' + d.id;
     const box = el('input', { type: 'checkbox', id, class: 'drop-box', value: d.id });
     return { d, box, row: el('li', {}, box, el('label', { for: id }, el('strong', {}, d.name), d.linked ? '' : ' (waiting for approval)', ' · code ', el('span', { class: 'drop-code', 'data-id': d.id }))) };
   });
   for (const b of boxes) sync.deviceCode(b.d.publicKey).then((code) => { b.row.querySelector('.drop-code').textContent = code; });
-  const form = el('form', {
-    onsubmit: async (e) => {
-      e.preventDefault();
-      err.textContent = '';
+  const chosen = () => boxes.filter((b) => b.box.checked);
+  const form = passwordForm({
+    ids: { password: 'rotate-password', error: 'rotate-error', button: 'rotate-btn' },
+    button: 'Make a new account key…',
+    need: 'make a new account key',
+    before: [el('p', {}, 'If a device was lost or stolen, make a new account key and remove that device. Tick the devices to remove:'),
+      boxes.length ? el('ul', { class: 'plain', id: 'drop-list' }, ...boxes.map((b) => b.row)) : el('p', { class: 'muted' }, 'This is your only device.')],
+    onSubmit: () => {
       done.textContent = '';
       rotateNote = null;
-      const drop = boxes.filter((b) => b.box.checked).map((b) => b.d.id);
-      if (pass.value.length < 8) {
-        err.textContent = 'Type the password of this account to make a new account key.';
-        pass.focus();
-        return;
-      }
-      const names = boxes.filter((b) => b.box.checked).map((b) => b.d.name).join(', ');
-      const ok = await confirmDialog('Make a new account key?',
-        (drop.length ? `These devices are removed: ${names}. ` : 'No device is removed. ') +
-        'Your other devices get the new key by themselves and keep their history. Your contacts see a warning that your key changed, and your recovery key stops working: create a new one afterwards.',
-        'Make a new key');
-      if (!ok) return;
-      btn.disabled = true;
-      err.textContent = 'Making a new account key…';
-      try {
-        const n = await sync.rotateAccountKey(pass.value, drop);
-        pass.value = '';
-        err.textContent = '';
-        rotateNote = { dropped: drop.length, sentTo: n };
-        devicesScreen();
-      } catch (ex) {
-        err.textContent = ex.code === 'bad_credentials' ? 'That password is wrong. Type the password you log in with, then try again.'
-          : ex.code === 'too_many_attempts' ? `Too many tries. Wait ${ex.retryAfter || 60} seconds, then try again.`
-          : ex.code === 'unknown_device' ? 'One of the devices chosen was removed meanwhile. Nothing was changed: choose again.'
-          : 'The key could not be replaced: ' + ex.message + ' Nothing was changed; try again.';
-        btn.disabled = false;
-      }
     },
-  },
-  el('p', {}, 'If a device was lost or stolen, make a new account key and remove that device. Tick the devices to remove:'),
-  boxes.length ? el('ul', { class: 'plain', id: 'drop-list' }, ...boxes.map((b) => b.row)) : el('p', { class: 'muted' }, 'This is your only device.'),
-  el('label', { for: 'rotate-password' }, 'Password of this account'), pass, err, el('p', {}, btn));
+    confirm: () => confirmDialog('Make a new account key?',
+      (chosen().length ? `These devices are removed: ${chosen().map((b) => b.d.name).join(', ')}. ` : 'No device is removed. ') +
+      'Your other devices get the new key by themselves and keep their history. Your contacts see a warning that your key changed, and your recovery key stops working: create a new one afterwards.',
+      'Make a new key'),
+    busy: 'Making a new account key…',
+    act: (password) => {
+      const drop = chosen().map((b) => b.d.id);
+      return sync.rotateAccountKey(password, drop).then((sentTo) => ({ dropped: drop.length, sentTo }));
+    },
+    done: (note) => {
+      rotateNote = note;
+      devicesScreen();
+    },
+    failed: 'The key could not be replaced',
+    extra: { unknown_device: 'One of the devices chosen was removed meanwhile. Nothing was changed: choose again.' },
+  });
   return el('section', { class: 'card' }, done,
     el('details', { id: 'rotate' }, el('summary', { id: 'rotate-open' }, 'Lost a device? Make a new account key'), form));
 }
