@@ -25,7 +25,7 @@ import (
 	"relay/relayclient/seal"
 )
 
-// ackInterval is ACK_INTERVAL_MS of inbox.js: the tests measure the real
+// ackInterval is ACK_INTERVAL_MS of stream.js: the tests measure the real
 // constant, and TestACKIntervalIsTheClients checks that it is the same.
 const ackInterval = 150 * time.Millisecond
 
@@ -122,13 +122,13 @@ func waitDeviceQueueEmpty(t *testing.T, r *liveRelay, device string) time.Time {
 	}
 }
 
-// TestACKIntervalIsTheClients reads ACK_INTERVAL_MS from inbox.js, so that
+// TestACKIntervalIsTheClients reads ACK_INTERVAL_MS from stream.js, so that
 // the bounds of the tests below are the client's.
 func TestACKIntervalIsTheClients(t *testing.T) {
 	r := startRelay(t)
 	_, tb := r.newProfile(t)
 	tb.waitFor("the page", `document.getElementById('auth-username') || document.getElementById('tab-register')`)
-	if ms := eval[int](tb, `import('/inbox.js').then(m => m.ACK_INTERVAL_MS)`); time.Duration(ms)*time.Millisecond != ackInterval {
+	if ms := eval[int](tb, `import('/stream.js').then(m => m.ACK_INTERVAL_MS)`); time.Duration(ms)*time.Millisecond != ackInterval {
 		t.Fatalf("ACK_INTERVAL_MS is %d, the tests assume %v", ms, ackInterval)
 	}
 }
@@ -195,7 +195,7 @@ const recordACKs = `(() => {
 })()`
 
 // leaveOnPendingACK is a script that waits, in the page, until an ACK is
-// scheduled (inbox.js's pendingAck); to hide the page, it does so in the
+// scheduled (stream.js's pendingAck); to hide the page, it does so in the
 // same task, so that the scheduled timer cannot have fired before. It
 // answers {seq} (what the ACK covers), or {seq: 0} when the envelopes up
 // to target were ACKed at once, with no ACK left to schedule.
@@ -206,7 +206,7 @@ func leaveOnPendingACK(how string, target int) string {
 		leave = `Object.defineProperty(document, 'visibilityState', {value: 'hidden', configurable: true}); document.dispatchEvent(new Event('visibilitychange'));`
 	}
 	return `(async () => {
-  const inbox = await import('/inbox.js');
+  const inbox = await import('/stream.js');
   const deadline = performance.now() + 20000;
   while (performance.now() < deadline) {
     const seq = inbox.pendingAck();

@@ -94,7 +94,7 @@ type phaseResult struct {
 }
 
 // device is one streaming device of a phase: its stream, the web client's
-// ACK policy (inbox.js) and receipt batching (receipts.js).
+// ACK policy (stream.js) and receipt batching (receipts.js).
 type device struct {
 	c      *relayclient.Client
 	stream int // index in the phase's tally

@@ -31,7 +31,7 @@ func TestClientPolicyFollowsTheWebClient(t *testing.T) {
 		file, name string
 		bench      int
 	}{
-		{"inbox.js", "ACK_INTERVAL_MS", int(clientAckInterval / time.Millisecond)},
+		{"stream.js", "ACK_INTERVAL_MS", int(clientAckInterval / time.Millisecond)},
 		{"receipts.js", "WINDOW", int(receiptWindow / time.Millisecond)},
 		{"records.js", "MAX_IDS", receiptMaxIDs},
 	} {
@@ -70,7 +70,7 @@ func TestJSConst(t *testing.T) {
 	}
 }
 
-// TestAckPolicy runs inbox.js's policy over arrival times and checks
+// TestAckPolicy runs stream.js's policy over arrival times and checks
 // which ACKs it sends. One ACK per batch (the naive policy) fails every
 // case but the first.
 func TestAckPolicy(t *testing.T) {

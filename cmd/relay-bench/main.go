@@ -13,7 +13,7 @@
 //	          target's stream
 //	clientlike  16 recipient accounts × 5 streaming devices, 8 and 32
 //	          publishers posting 1 KiB envelopes round-robin, every device
-//	          ACKing as the web client does (inbox.js), without and with
+//	          ACKing as the web client does (stream.js), without and with
 //	          the receipts it sends; references: pgbench's durable 1 KiB
 //	          insert per envelope (the physical floor) and the accept
 //	          transaction, and with --ntfy, ntfy with 16 topics × 5

@@ -9,7 +9,7 @@ import (
 // The web client's policies that the client-like scenario mirrors. A test
 // reads the client's files and fails when these differ from them.
 const (
-	// clientAckInterval is ACK_INTERVAL_MS of webclient/static/inbox.js:
+	// clientAckInterval is ACK_INTERVAL_MS of webclient/static/stream.js:
 	// a device ACKs at once when it sent no ACK in the last interval, and
 	// otherwise once at the end of it.
 	clientAckInterval = 150 * time.Millisecond
@@ -24,7 +24,7 @@ const (
 	receiptBodySize = 284
 )
 
-// ackPolicy is inbox.js's ACK policy for one device, without a clock of
+// ackPolicy is stream.js's ACK policy for one device, without a clock of
 // its own: the caller says when things happen, so that the same code
 // drives the live scenario and the simulation its test runs.
 //
@@ -32,7 +32,7 @@ const (
 // ACKed at once if no ACK was sent in the last interval; otherwise one ACK
 // is scheduled for the last ACK's time plus the interval, and it covers
 // whatever was written by then (one timer at a time). Hiding or closing
-// the page sends a pending ACK at once (inbox.js's ackWritten, sendAck
+// the page sends a pending ACK at once (stream.js's ackWritten, sendAck
 // and flushAck; ADR 0074).
 type ackPolicy struct {
 	interval  time.Duration
@@ -65,7 +65,7 @@ func (p *ackPolicy) fire(now time.Time) int64 {
 	return p.send(now)
 }
 
-// send is inbox.js's sendAck: what was written since the last ACK, which
+// send is stream.js's sendAck: what was written since the last ACK, which
 // then starts again from nothing.
 func (p *ackPolicy) send(now time.Time) int64 {
 	seq := p.written

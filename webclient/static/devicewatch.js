@@ -11,7 +11,7 @@
 import * as api from './api.js';
 import * as account from './account.js';
 import { notify } from './election.js';
-import { connection } from './inbox.js';
+import { connection } from './stream.js';
 
 export const POLL_MS = 3000;
 

@@ -1,173 +1,38 @@
-// inbox.js: the event stream of this device, opened by the stream owner
-// only. It takes the envelopes that arrived, decrypts them, has the store
-// write them in one transaction with the cursor, and ACKs strictly after
-// that transaction completed, so a crash between receive and write loses
-// nothing (ADR 0013); ACKs are coalesced, at most one every
-// ACK_INTERVAL_MS while envelopes keep arriving and one at once when the
-// page is hidden or closed (ADR 0074). An envelope it cannot decrypt yet
-// is written sealed, waiting, ACKed all the same, and tried again on every
-// ready, on a key refresh and on a timer (ADR 0037). It also watches the
-// stream and reconnects.
+// inbox.js: what the event stream of this device brings (stream.js),
+// read and written: it decrypts the envelopes, has the store write them in
+// one transaction with the cursor, and tells the stream to ACK strictly
+// after that transaction completed, so a crash between receive and write
+// loses nothing (ADR 0013). An envelope it cannot decrypt yet is written
+// sealed, waiting, ACKed all the same, and tried again on every ready, on
+// a key refresh and on a timer (ADR 0037).
 
 import * as store from './store.js';
 import * as api from './api.js';
 import * as c from './crypto.js';
 import * as account from './account.js';
-import { isOwner, notify, onRemote, post, subscribe } from './election.js';
+import { isOwner, notify, subscribe } from './election.js';
 import { flushOutbox } from './outbox.js';
 import { refreshKey } from './contacts.js';
 import { parseRecord } from './records.js';
 import { flushReceipts } from './receipts.js';
+import { onBatch, isCurrent, currentSource, opened, setConn, openStream, ackWritten } from './stream.js';
 
-// A stream that has said nothing (not even a ping) for this long is dead.
-const SILENCE_LIMIT = 50 * 1000;
-// A disabled account's stream is tried again after this.
-const DISABLED_RETRY = 60 * 1000;
 // Messages waiting to decrypt are tried again after this, doubling up to
 // RETRY_MAX: soon after a blip, and still once a minute after an outage.
 const RETRY_FIRST = 2000;
 const RETRY_MAX = 60 * 1000;
-// ACKs are sent at most this often while envelopes keep arriving: one ACK
-// then covers every batch written in the window, instead of one request
-// per batch (a live batch is usually one envelope). Short enough that an
-// ACKed row stays well within the relay's bound of 1 s (ADR 0074).
-export const ACK_INTERVAL_MS = 150;
 
-let es = null; // the open EventSource
-let connState = 'connecting';
-let watchdog = null;
-let reconnectTimer = null;
-let reconnectDelay = 1000;
-let incoming = []; // stream events not yet processed, in order
-let processing = false;
 let gapRetried = false;
 let retryTimer = null;
 let retryDelay = RETRY_FIRST;
 let retrying = null; // the pass of retryWaiting under way
 let retryAgain = false; // asked again while it ran
-let ackSeq = 0; // the highest seq written and not yet ACKed; 0: none
-let ackEpoch = null; // the epoch ackSeq belongs to (ADR 0090)
-let lastAckAt = -Infinity; // performance.now() when the last ACK was sent
-let ackTimer = null; // the one ACK scheduled, if any
-
-// The owner tells a new tab the connection state; other tabs keep it.
-onRemote((ev) => {
-  if (ev.type === 'hello' && isOwner()) post({ type: 'conn', state: connState });
-  if (ev.type === 'conn' && !isOwner()) connState = ev.state;
-});
 
 // A contact's key was fetched or accepted, in this tab or another: what
 // waits for it may open now.
 subscribe((ev) => {
   if (ev.type === 'key') retryWaiting();
 });
-
-export function connection() {
-  return connState;
-}
-
-function setConn(state) {
-  if (connState === state) return;
-  connState = state;
-  notify({ type: 'conn', state });
-}
-
-// streaming reports whether this tab has an event stream open or scheduled.
-export function streaming() {
-  return !!es || reconnectTimer !== null;
-}
-
-export function stopStream() {
-  if (es) es.close();
-  es = null;
-  // What was written and not ACKed is replayed by the next stream and
-  // recognised by its seq; a logout ACKs nothing more.
-  cancelAck();
-  clearTimeout(watchdog);
-  clearTimeout(reconnectTimer);
-  reconnectTimer = null;
-}
-
-function alive() {
-  clearTimeout(watchdog);
-  watchdog = setTimeout(() => {
-    // No ping in time: the link is silent or dead. Start over.
-    setConn('down');
-    reconnect();
-  }, SILENCE_LIMIT);
-}
-
-export function openStream() {
-  stopStream();
-  const device = account.currentDevice();
-  if (!device) return;
-  setConn(connState === 'open' ? 'connecting' : connState);
-  const src = new EventSource('/api/events?device=' + encodeURIComponent(device.id));
-  es = src;
-  src.addEventListener('envelope', (e) => {
-    alive();
-    incoming.push({ kind: 'envelope', env: JSON.parse(e.data), src });
-    processIncoming();
-  });
-  // First on every stream: the history its seq numbers belong to.
-  src.addEventListener('epoch', (e) => {
-    alive();
-    const d = JSON.parse(e.data);
-    incoming.push({ kind: 'epoch', epoch: d.epoch, seq: d.seq, ahead: !!d.ahead, src });
-    processIncoming();
-  });
-  src.addEventListener('ready', (e) => {
-    alive();
-    incoming.push({ kind: 'ready', seq: JSON.parse(e.data).seq, src });
-    processIncoming();
-  });
-  src.addEventListener('ping', () => alive());
-  src.addEventListener('purged', (e) => {
-    alive();
-    incoming.push({ kind: 'purged', purge: JSON.parse(e.data), src });
-    processIncoming();
-  });
-  src.addEventListener('replaced', () => {
-    // Another stream took this device's place: do not fight back.
-    stopStream();
-    setConn('replaced');
-  });
-  src.addEventListener('revoked', () => {
-    stopStream();
-    setConn('revoked');
-  });
-  // The account was deleted: the stream owner clears the profile (sync.js).
-  src.addEventListener('deleted', () => {
-    stopStream();
-    setConn('deleted');
-  });
-  // The operator disabled the account: try again now and then, since
-  // enabling it gives everything back without a login.
-  src.addEventListener('disabled', () => {
-    setConn('disabled');
-    reconnect(DISABLED_RETRY);
-  });
-  src.addEventListener('logged_out', () => {
-    stopStream();
-    setConn('loggedout');
-  });
-  src.addEventListener('shutdown', () => {
-    setConn('down');
-    reconnect(500);
-  });
-  // The relay's history went back under this stream: the next one says
-  // which epoch it is in now, and this client resynchronises.
-  src.addEventListener('rewound', () => {
-    setConn('down');
-    reconnect(500);
-  });
-  src.onopen = () => alive();
-  src.onerror = () => {
-    if (src !== es) return;
-    setConn('down');
-    if (src.readyState === EventSource.CLOSED) diagnose();
-  };
-}
 
 // notePurge keeps the relay's word that it deleted envelopes this device
 // never received (too old, or its queue was full), so the page can say so
@@ -193,61 +58,6 @@ export async function dismissPurgeNotice() {
   notify({ type: 'purge' });
 }
 
-// reconnect opens a fresh stream after a delay, with backoff.
-function reconnect(delay) {
-  stopStream();
-  const d = delay || reconnectDelay;
-  reconnectDelay = Math.min(reconnectDelay * 2, 30000);
-  reconnectTimer = setTimeout(() => {
-    reconnectTimer = null;
-    openStream();
-  }, d);
-}
-
-// diagnose runs when the browser gave up on the stream (an HTTP error).
-async function diagnose() {
-  try {
-    const list = await api.devices();
-    if (!list.some((d) => d.id === account.currentDevice().id)) {
-      stopStream();
-      setConn('revoked');
-      return;
-    }
-  } catch (e) {
-    if (e.code === 'unauthenticated') {
-      stopStream();
-      setConn('loggedout');
-      return;
-    }
-    if (e.code === 'account_disabled') {
-      setConn('disabled');
-      reconnect(DISABLED_RETRY);
-      return;
-    }
-  }
-  reconnect();
-}
-
-function processIncoming() {
-  if (processing) return;
-  processing = true;
-  (async () => {
-    try {
-      while (incoming.length) {
-        const batch = incoming.splice(0);
-        await processBatch(batch);
-      }
-    } catch (e) {
-      // A logout or the account's deletion erased the store under the
-      // batch: there is no stream to come back to.
-      if (e instanceof store.NoDatabase) return;
-      console.error('sync: processing failed', e);
-      reconnect();
-    } finally {
-      processing = false;
-    }
-  })();
-}
 
 async function fromDeviceKey(id) {
   const list = await api.devices();
@@ -483,7 +293,7 @@ function scheduleRetry() {
 // over and everything queued is replayed and read.
 async function waitForLink(batch) {
   for (const item of batch) {
-    if (item.src !== es) continue;
+    if (!isCurrent(item.src)) continue;
     if (item.kind === 'ready') {
       setConn('open');
       continue;
@@ -515,7 +325,7 @@ function rewound(cursor, ev) {
 
 async function processBatch(batch) {
   if (!account.isLinked()) return waitForLink(batch);
-  const src = es;
+  const src = currentSource();
   const cursor = (await store.getMeta('cursor')) || { lastSeq: 0 };
   // null after a resync: no seq is known in this epoch, so the next one
   // is neither a replay nor a gap, and ids tell what is new.
@@ -529,7 +339,7 @@ async function processBatch(batch) {
   let noticed = false; // a notice was written for the page to show
   let rotated = false; // a rotated account key was adopted
   for (const item of batch) {
-    if (item.src !== es) continue; // from a stream that was replaced
+    if (!isCurrent(item.src)) continue; // from a stream that was replaced
     if (item.kind === 'ready') {
       readySeq = item.seq;
       continue;
@@ -593,7 +403,7 @@ async function processBatch(batch) {
   logForged(forged);
   // Strictly after the transaction completed, and only for the stream
   // still open: a replaced or stopped one replays what it did not ACK.
-  if (ackTo > 0 && src === es) ackWritten(ackTo, epoch);
+  if (ackTo > 0 && isCurrent(src)) ackWritten(ackTo, epoch);
   if (changed.size) notify({ type: 'changed', chats: [...changed] });
   if (noticed) notify({ type: 'purge' });
   if (receipts) flushReceipts();
@@ -604,8 +414,7 @@ async function processBatch(batch) {
     return;
   }
   if (readySeq !== null) {
-    reconnectDelay = 1000;
-    setConn('open');
+    opened();
     flushOutbox();
     flushReceipts();
     retryWaiting();
@@ -613,71 +422,4 @@ async function processBatch(batch) {
   }
 }
 
-// ackWritten is told the highest seq of a batch just written, and the
-// epoch its cursor is in: it ACKs at once if no ACK went in the last
-// ACK_INTERVAL_MS, else the one ACK scheduled for then covers it (ADR
-// 0074). One stream has one epoch, and a new stream cancels what was
-// scheduled, so ackSeq never mixes seq numbers of two histories.
-function ackWritten(seq, epoch) {
-  ackSeq = Math.max(ackSeq, seq);
-  ackEpoch = epoch;
-  if (ackTimer !== null) return;
-  const wait = lastAckAt + ACK_INTERVAL_MS - performance.now();
-  if (wait <= 0) {
-    sendAck(false);
-    return;
-  }
-  ackTimer = setTimeout(() => {
-    ackTimer = null;
-    sendAck(false);
-  }, wait);
-}
-
-// sendAck sends the ACK of what waits for one, with the epoch of its
-// seq numbers. A failed ACK is not tried again by itself: the next one
-// covers it, and what a lost ACK leaves in the queue is replayed and
-// recognised by its seq. epoch_changed means the relay's history went back
-// under this stream before its catch-up check ended it (a failover, a
-// restore): the relay deleted nothing, and the client resynchronises as on
-// event: rewound, the next stream's epoch event showing the new history.
-function sendAck(keepalive) {
-  const upTo = ackSeq;
-  if (!upTo) return;
-  const src = es;
-  ackSeq = 0;
-  lastAckAt = performance.now();
-  api.ack(upTo, ackEpoch, keepalive).catch((e) => {
-    if (e.code === 'epoch_changed' && src !== null && src === es) {
-      setConn('down');
-      reconnect(500);
-      return;
-    }
-    console.warn('sync: ack failed; the envelopes will be replayed and recognised', e.code);
-  });
-}
-
-// flushAck sends a scheduled ACK at once, as a keepalive request that
-// outlives the page: the timer would never fire once it is gone.
-function flushAck() {
-  if (ackTimer === null) return;
-  clearTimeout(ackTimer);
-  ackTimer = null;
-  sendAck(true);
-}
-
-// pendingAck is the seq the scheduled ACK will cover, 0 when none is
-// scheduled. Read by the browser tests; it changes nothing.
-export function pendingAck() {
-  return ackTimer === null ? 0 : ackSeq;
-}
-
-function cancelAck() {
-  clearTimeout(ackTimer);
-  ackTimer = null;
-  ackSeq = 0;
-}
-
-addEventListener('pagehide', flushAck);
-document.addEventListener('visibilitychange', () => {
-  if (document.visibilityState === 'hidden') flushAck();
-});
+onBatch(processBatch);

@@ -3,7 +3,8 @@
 //   store.js     the only writer of IndexedDB
 //   account.js   this profile's account and device, and the key cache
 //   election.js  which tab owns the stream; events between tabs
-//   inbox.js     the event stream: decrypt, write, then ACK
+//   stream.js    the event stream: EventSource, reconnects, ACK timing
+//   inbox.js     what the stream brings: decrypt, write, then ACK
 //   outbox.js    sending, with the retry rules of ADR 0010
 //   readstate.js read positions shared with the account's other devices
 //   records.js   the records of a conversation: what parses, what applies
@@ -17,12 +18,14 @@
 
 import * as account from './account.js';
 import * as election from './election.js';
-import * as inbox from './inbox.js';
+import * as stream from './stream.js';
+import './inbox.js'; // the stream's reader: it registers itself with stream.js
 import * as notifications from './notifications.js';
 
 export { subscribe, isOwner } from './election.js';
 export { me, isLinked, isRevoked, currentDevice, load, registerAccount, loginAccount, linkCode, deviceCode, approve, revoke, recoveryStatus, createRecoveryKey, isLastLinked, rename, syncLinked } from './account.js';
-export { connection, streaming, purgeNotice, dismissPurgeNotice } from './inbox.js';
+export { connection, streaming } from './stream.js';
+export { purgeNotice, dismissPurgeNotice } from './inbox.js';
 export { sendText, retry, flushOutbox, editMessage, deleteForEveryone, react, discard, cancel } from './outbox.js';
 export { deleteForMe, setReadReceipts, readReceipts } from './conversation.js';
 export { markSeen, markUnread } from './readstate.js';
@@ -34,26 +37,26 @@ export { start as watchDevices, stop as unwatchDevices, devices, known as knownD
 // A push came while this tab is open: the stream owner syncs now if its
 // stream is down, instead of waiting for the reconnect's backoff.
 notifications.onPush(() => {
-  if (election.isOwner() && account.currentDevice() && inbox.connection() === 'down') inbox.openStream();
+  if (election.isOwner() && account.currentDevice() && stream.connection() === 'down') stream.openStream();
 });
 
 // start joins the election for the stream owner of this browser profile;
 // the owner opens the stream of this device.
 export function start() {
-  election.start({ canOwn: () => !!account.currentDevice(), open: inbox.openStream });
+  election.start({ canOwn: () => !!account.currentDevice(), open: stream.openStream });
 }
 
 // A tab that hears another tab log out closes its stream and leaves the
 // election, releasing the stream lock.
 election.onRemote((ev) => {
   if (ev.type === 'account') {
-    inbox.stopStream();
+    stream.stopStream();
     election.stop();
   }
   // Another tab restored the account key: the stream owner starts over,
   // so that what waited unread while unlinked is replayed and read.
   if (ev.type === 'restored') {
-    account.load().then(() => { if (election.isOwner()) inbox.openStream(); });
+    account.load().then(() => { if (election.isOwner()) stream.openStream(); });
   }
 });
 
@@ -62,21 +65,21 @@ election.onRemote((ev) => {
 export async function restore(text) {
   await account.restore(text);
   election.post({ type: 'restored' });
-  if (election.isOwner()) inbox.openStream();
+  if (election.isOwner()) stream.openStream();
 }
 
 // The stream owner heard that the account was deleted (event: deleted):
 // it clears the profile, and every tab hears it as a logout.
 election.subscribe((ev) => {
   if (ev.type === 'conn' && ev.state === 'deleted' && election.isOwner()) {
-    account.accountGone(inbox.stopStream).finally(() => election.stop());
+    account.accountGone(stream.stopStream).finally(() => election.stop());
   }
 });
 
 // deleteAccount deletes the account (account.deleteAccount) and leaves the
 // election, as a logout does.
 export async function deleteAccount(password) {
-  await account.deleteAccount(password, inbox.stopStream);
+  await account.deleteAccount(password, stream.stopStream);
   election.stop();
 }
 
@@ -84,7 +87,7 @@ export async function deleteAccount(password) {
 // other tab takes the stream for the account being logged out.
 export async function logout() {
   try {
-    await account.logout(inbox.stopStream);
+    await account.logout(stream.stopStream);
   } finally {
     election.stop();
   }
@@ -95,7 +98,7 @@ export async function logout() {
 // as after a link envelope.
 export async function resetAccountKey(password) {
   await account.resetKey(password);
-  if (election.isOwner()) inbox.openStream();
+  if (election.isOwner()) stream.openStream();
 }
 
 // rotateAccountKey replaces the account key from this linked device,
