@@ -23,10 +23,12 @@ run: build
 	@url="$${DATABASE_URL:-$$($(PG) url relay)}" && \
 	exec env DATABASE_URL="$$url" bin/relay $(ARGS)
 
-## test: run every test against a fresh database per test, and the web
-## client's tests in headless Chromium (installed when missing), then each
-## fuzz target for TEST_FUZZTIME
+## test: type-check and lint the web client (scripts/typecheck.sh), run
+## every test against a fresh database per test, and the web client's tests
+## in headless Chromium (installed when missing), then each fuzz target for
+## TEST_FUZZTIME
 test:
+	@scripts/typecheck.sh
 	@scripts/ensure-chromium.sh
 	@url="$${RELAY_TEST_DATABASE_URL:-$$($(PG) url)}" && \
 	RELAY_TEST_DATABASE_URL="$$url" $(GO) test -race -count=1 -timeout 30m ./...

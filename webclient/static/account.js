@@ -77,7 +77,7 @@ export async function load() {
 // "Chrome on Linux", from navigator.userAgentData where there is one, else
 // from the user-agent string. The person can rename it on the Devices
 // screen.
-export function deviceName(ua = navigator.userAgent, data = navigator.userAgentData) {
+export function deviceName(ua = navigator.userAgent, data = /** @type {any} */ (navigator).userAgentData) {
   const brands = data && Array.isArray(data.brands) ? data.brands.map((b) => b.brand) : [];
   const brand = ['Microsoft Edge', 'Opera', 'Firefox', 'Google Chrome', 'Chromium'].find((b) => brands.includes(b));
   const browserNames = { 'Microsoft Edge': 'Edge', 'Google Chrome': 'Chrome', Chromium: 'Chrome' };
@@ -251,12 +251,12 @@ export async function resetKey(password) {
 export async function rotateKey(password, drop) {
   const pair = await c.generateKeyPair();
   const pub = await c.exportPublic(pair.publicKey);
-  const keep = (await api.devices()).filter((d) => d.id !== device.id && d.linked && !drop.includes(d.id));
+  const others = (await api.devices()).filter((d) => d.id !== device.id && d.linked && !drop.includes(d.id));
   const res = await api.replaceAccountKey(c.b64encode(pub), drop, password);
   if (c.b64encode(c.b64decode(res.publicKey)) !== c.b64encode(pub)) throw new Error('The relay serves another account key than the one just made. Try again.');
   await adoptKey(pair.privateKey, pub);
-  for (const d of keep) sendKeyUntilAccepted(d);
-  return keep.length;
+  for (const d of others) sendKeyUntilAccepted(d);
+  return others.length;
 }
 
 // sendKeyUntilAccepted sends the account key to a remaining device, again

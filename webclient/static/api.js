@@ -6,6 +6,10 @@ export class ApiError extends Error {
     super(message);
     this.status = status;
     this.code = code;
+    /** @type {number | undefined} seconds to wait, from Retry-After */
+    this.retryAfter = undefined;
+    /** @type {number | undefined} the relay's clock, from its Date */
+    this.serverTime = undefined;
     Object.assign(this, extra);
   }
 }
@@ -24,6 +28,7 @@ export function onDeviceForbidden(fn) {
 }
 
 async function call(method, path, body, keepalive = false) {
+  /** @type {Record<string, string>} */
   const headers = {};
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (deviceId) headers['X-Device'] = deviceId;

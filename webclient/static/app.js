@@ -229,6 +229,7 @@ function authScreen(notice = '') {
 // shownWaiting: this page showed the waiting screen; once the device is
 // linked, the chat list says so once.
 let shownWaiting = false;
+/** @type {false | {how: string, others?: boolean}} */
 let linkedNotice = false; // {how: 'approved'|'restored', others} once linked here
 let resetNotice = false; // this device just reset the account key
 
@@ -501,6 +502,7 @@ function chatListKey(e) {
 // linkedText says where the history from before lies, for a device just
 // linked: approved, the approving device holds it; restored with the
 // recovery key, only another linked device can, if there is one.
+/** @param {{how: string, others?: boolean}} n */
 function linkedText({ how, others }) {
   if (how !== 'restored') return 'This device is linked to your account: you can read and send messages here. Older messages stay on your other devices.';
   return 'Your account is restored on this browser: you can read and send messages here. Messages from before this browser was added are not on it' +
@@ -527,7 +529,7 @@ function renderListPane(d, { chats, unsent }) {
   const today = time.day(Date.now());
   // A row that moves or is rebuilt loses the focus: it goes back to the
   // row of the same chat.
-  const focused = d.list.contains(document.activeElement) ? document.activeElement.closest('.chat-item') : null;
+  const focused = d.list.contains(document.activeElement) ? /** @type {HTMLElement} */ (document.activeElement.closest('.chat-item')) : null;
   const focusedUser = focused ? focused.dataset.user : null;
   placeRows(d.list, chats.map((c) => ({
     key: c.username,
@@ -584,6 +586,7 @@ function waitText(until) {
 let ticker = null;
 
 function tick() {
+  /** @type {NodeListOf<HTMLElement>} */
   const waits = view.querySelectorAll('.msg .wait[data-until]');
   const list = chatDom && view.contains(chatDom.list) ? chatDom.list : null;
   const atBottom = list && list.scrollHeight - list.scrollTop - list.clientHeight < 40;
@@ -1192,10 +1195,10 @@ function lastOwnOf(shown, me) {
 function composeMode(mode) {
   if (!chatDom) return;
   chatDom.mode = mode;
-  const bar = chatDom.modeBar;
+  const modeBar = chatDom.modeBar;
   if (!mode) {
-    bar.hidden = true;
-    bar.replaceChildren();
+    modeBar.hidden = true;
+    modeBar.replaceChildren();
     return;
   }
   const cancel = el('button', {
@@ -1207,9 +1210,9 @@ function composeMode(mode) {
     },
   }, '✕');
   const snippet = mode.m.text.length > 90 ? mode.m.text.slice(0, 90) + '…' : mode.m.text;
-  bar.replaceChildren(el('span', { class: 'mode-text' },
+  modeBar.replaceChildren(el('span', { class: 'mode-text' },
     el('strong', {}, mode.kind === 'edit' ? 'Editing your message' : `Replying to ${mode.m.dir === 'out' ? 'yourself' : mode.m.from}`), ' ', el('span', { class: 'muted' }, snippet)), cancel);
-  bar.hidden = false;
+  modeBar.hidden = false;
   if (mode.kind === 'edit') chatDom.text.value = mode.m.text;
   chatDom.text.focus();
 }

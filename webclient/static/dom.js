@@ -79,6 +79,11 @@ export function placeRows(list, rows) {
 // pressed, or null on Esc or Cancel. Focus goes to Cancel, so that Enter
 // never confirms something destructive by accident. id names the dialog
 // (its title is id-title); cancelId, if given, is Cancel's id.
+/**
+ * @param {{id: string, title: string, body: Node[], cancelId?: string,
+ *   actions: {id?: string, class?: string, label: string, value: string}[]}} o
+ * @returns {Promise<string | null>}
+ */
 export function ask({ id, title, body, actions, cancelId }) {
   return new Promise((resolve) => {
     const dlg = el('dialog', { id, 'aria-labelledby': id + '-title' });

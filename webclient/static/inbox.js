@@ -126,15 +126,15 @@ async function decrypt(env) {
   const chat = env.from === me.username ? env.to : env.from;
   const dir = env.from === me.username ? 'out' : 'in';
   const base = { id: env.id, chat, from: env.from, fromDevice: env.fromDevice, to: env.to, dir, ts: env.ts, sort: env.ts, seq: env.seq, status: dir === 'out' ? 'sent' : 'received' };
-  let opened = await openSealed(env, chat, body);
-  if (opened.final && await rotationPending()) opened = { waiting: true };
-  if (!opened.record) {
+  let open = await openSealed(env, chat, body);
+  if (open.final && await rotationPending()) open = { waiting: true };
+  if (!open.record) {
     // Kept sealed either way, so that nothing received is lost.
-    const flag = opened.waiting ? { waiting: true } : { undecryptable: true };
+    const flag = open.waiting ? { waiting: true } : { undecryptable: true };
     return { kind: 'message', msg: { ...base, text: null, body: env.body, ...flag } };
   }
-  base.pub = opened.pub;
-  return interpret(opened.record, base, self);
+  base.pub = open.pub;
+  return interpret(open.record, base, self);
 }
 
 // interpret turns a decrypted record into what the store writes: a

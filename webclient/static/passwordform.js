@@ -26,6 +26,27 @@ export function failureText(ex, failed, nothing, extra = {}) {
 // step. Hooks, each optional: onSubmit runs first on every submit,
 // onStart once the person confirmed, done(result of act) after act
 // succeeded, onFail after it failed.
+/**
+ * @typedef {object} PasswordFormOptions
+ * @property {{password: string, error: string, button: string}} ids
+ * @property {string} button
+ * @property {string} [buttonClass]
+ * @property {Node[]} [before]
+ * @property {Node[]} [after]
+ * @property {string} need
+ * @property {() => Promise<boolean>} confirm
+ * @property {string} busy
+ * @property {(password: string) => Promise<any>} act
+ * @property {string} failed
+ * @property {string} [nothing]
+ * @property {Record<string, string>} [extra]
+ * @property {() => void} [onSubmit]
+ * @property {() => void} [onStart]
+ * @property {(result: any) => void} [done]
+ * @property {() => void} [onFail]
+ */
+
+/** @param {PasswordFormOptions} o */
 export function passwordForm({ ids, button, buttonClass, before = [], after = [], need, confirm, busy, act, failed, nothing = 'Nothing was changed', extra, onSubmit, onStart, done, onFail }) {
   // No native validation: the form says in words what is missing.
   const pass = el('input', { id: ids.password, type: 'password', autocomplete: 'current-password', 'aria-describedby': ids.error });

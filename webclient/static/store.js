@@ -69,21 +69,21 @@ function openDB(create = false) {
   if (!dbp) {
     let missing = false;
     dbp = new Promise((resolve, reject) => {
-      const req = indexedDB.open(NAME, VERSION);
-      req.onupgradeneeded = (ev) => {
+      const request = indexedDB.open(NAME, VERSION);
+      request.onupgradeneeded = (ev) => {
         if (ev.oldVersion === 0 && !create) {
           missing = true;
-          req.transaction.abort(); // the new, empty database goes with it
+          request.transaction.abort(); // the new, empty database goes with it
           return;
         }
-        const db = req.result;
+        const db = request.result;
         db.createObjectStore('meta', { keyPath: 'k' });
         const m = db.createObjectStore('messages', { keyPath: 'id' });
         m.createIndex('chat', ['chat', 'sort']);
         db.createObjectStore('chats', { keyPath: 'username' });
       };
-      req.onsuccess = () => {
-        const db = req.result;
+      request.onsuccess = () => {
+        const db = request.result;
         // Another tab deletes the database (a logout, a new account):
         // close at once, or its delete waits for this tab to close, and
         // so does every open queued behind it. The next read opens anew.
@@ -96,7 +96,7 @@ function openDB(create = false) {
         };
         resolve(db);
       };
-      req.onerror = () => reject(missing ? new NoDatabase() : req.error);
+      request.onerror = () => reject(missing ? new NoDatabase() : request.error);
     });
     const p = dbp;
     p.catch(() => {
@@ -364,10 +364,10 @@ async function countIgnored(meta, why, n) {
 }
 
 // applyRecord applies a record to the message it names, within the
-// transaction of ms and getChat: rec is {type, target|ids, …}, ctx
+// transaction of ms and chatOf: rec is {type, target|ids, …}, ctx
 // {key, author, chat, me}. It returns 'applied', 'forged', or why it
 // changed nothing (records.apply), and adds the chat to changed.
-async function applyRecord(ms, getChat, rec, ctx, changed) {
+async function applyRecord(ms, chatOf, rec, ctx, changed) {
   const targets = rec.type === 'receipt' ? rec.ids : [rec.target];
   let outcome = 'missing';
   for (const id of targets) {
@@ -380,7 +380,7 @@ async function applyRecord(ms, getChat, rec, ctx, changed) {
     ms.put(target);
     changed.add(ctx.chat);
     if (rec.type === 'edit' || rec.type === 'delete') {
-      const ch = await getChat(ctx.chat);
+      const ch = await chatOf(ctx.chat);
       const msgs = (await chatMessages(ms, ctx.chat)).map((m) => (m.id === target.id ? target : m));
       refreshPreview(ch, msgs);
       if (rec.type === 'delete') ch.unread = countUnread(msgs, ch);
@@ -407,13 +407,13 @@ function addToChat(ch, m, pub) {
   arrive(ch, m);
 }
 
-// chatCache reads each chat of a transaction's store cs once: getChat(u)
+// chatCache reads each chat of a transaction's store cs once: chatOf(u)
 // returns the chat to change (a new one if there is none), putChats writes
 // back every chat read.
 function chatCache(cs) {
   const chats = new Map();
   return {
-    getChat: async (u) => {
+    chatOf: async (u) => {
       if (!chats.has(u)) chats.set(u, (await req(cs.get(u))) || newChat(u));
       return chats.get(u);
     },
@@ -436,7 +436,7 @@ export async function storeBatch(results, cursor, notice, me) {
   const ms = t.objectStore('messages');
   const cs = t.objectStore('chats');
   const meta = t.objectStore('meta');
-  const { getChat, putChats } = chatCache(cs);
+  const { chatOf, putChats } = chatCache(cs);
   const delivered = new Map(); // chat -> ids to send a delivery receipt for
   const ignored = { forged: 0, invalid: 0 };
   const forged = [];
@@ -448,11 +448,11 @@ export async function storeBatch(results, cursor, notice, me) {
       const pub = m.pub;
       delete m.pub;
       ms.put(m);
-      addToChat(await getChat(m.chat), m, pub);
+      addToChat(await chatOf(m.chat), m, pub);
       changed.add(m.chat);
       if (deliverable(m, me)) delivered.set(m.chat, [...(delivered.get(m.chat) || []), m.id]);
     } else if (r.kind === 'record') {
-      const outcome = await applyRecord(ms, getChat, r.rec, { key: r.key, author: r.author, chat: r.chat, me }, changed);
+      const outcome = await applyRecord(ms, chatOf, r.rec, { key: r.key, author: r.author, chat: r.chat, me }, changed);
       if (outcome === 'forged') {
         ignored.forged++;
         forged.push(r.rec.type);
@@ -460,7 +460,7 @@ export async function storeBatch(results, cursor, notice, me) {
     } else if (r.kind === 'invalid') {
       ignored.invalid++;
     } else if (r.kind === 'read') {
-      const ch = await getChat(r.chat);
+      const ch = await chatOf(r.chat);
       let sort = r.sort;
       if (sort === null) {
         // A record without an order key names a message: take its key.
@@ -513,7 +513,7 @@ async function replaceRows(results, me, still) {
   const ms = t.objectStore('messages');
   const cs = t.objectStore('chats');
   const meta = t.objectStore('meta');
-  const { getChat, putChats } = chatCache(cs);
+  const { chatOf, putChats } = chatCache(cs);
   let forged = 0;
   for (const { id, msg, record } of results) {
     const old = await req(ms.get(id));
@@ -521,14 +521,14 @@ async function replaceRows(results, me, still) {
     changed.add(old.chat);
     ms.delete(id);
     if (record) {
-      if ((await applyRecord(ms, getChat, record.rec, { key: record.key, author: record.author, chat: record.chat, me }, changed)) === 'forged') forged++;
+      if ((await applyRecord(ms, chatOf, record.rec, { key: record.key, author: record.author, chat: record.chat, me }, changed)) === 'forged') forged++;
       continue;
     }
     if (!msg) continue;
     const pub = msg.pub;
     delete msg.pub;
     ms.put(msg);
-    addToChat(await getChat(msg.chat), msg, pub);
+    addToChat(await chatOf(msg.chat), msg, pub);
     if (deliverable(msg, me)) await queueReceipts(meta, msg.chat, 'delivered', [msg.id]);
   }
   putChats();
@@ -641,9 +641,9 @@ export async function recordSent(m, ts, me) {
   const t = await tx(['meta', 'messages', 'chats'], 'readwrite');
   const ms = t.objectStore('messages');
   const cs = t.objectStore('chats');
-  const { getChat, putChats } = chatCache(cs);
+  const { chatOf, putChats } = chatCache(cs);
   ms.delete(m.id);
-  await applyRecord(ms, getChat, { type: m.kind, ...m.rec }, { key: { sort: ts, id: m.id }, author: me, chat: m.chat, me }, changed);
+  await applyRecord(ms, chatOf, { type: m.kind, ...m.rec }, { key: { sort: ts, id: m.id }, author: me, chat: m.chat, me }, changed);
   putChats();
   await done(t);
 }

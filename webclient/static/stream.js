@@ -28,6 +28,7 @@ let reconnectTimer = null;
 let reconnectDelay = 1000;
 let incoming = []; // stream events not yet processed, in order
 let processing = false;
+/** @type {(batch: object[]) => Promise<void>} */
 let handleBatch = async () => {}; // inbox.js's, given by onBatch
 let ackSeq = 0; // the highest seq written and not yet ACKed; 0: none
 let ackEpoch = null; // the epoch ackSeq belongs to (ADR 0090)

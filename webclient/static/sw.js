@@ -17,11 +17,15 @@
 // with a changed client serves a changed sw.js: the new worker caches the
 // new shell and deletes the old one when it activates.
 
-self.addEventListener('install', (event) => event.waitUntil(installed()));
-self.addEventListener('activate', (event) => event.waitUntil(activated()));
-self.addEventListener('fetch', (event) => fetched(event));
-self.addEventListener('push', (event) => event.waitUntil(pushReceived()));
-self.addEventListener('notificationclick', (event) => event.waitUntil(notificationClicked(event.notification)));
+// The worker's global scope, typed as one for the type checker
+// (tools/typecheck).
+const sw = /** @type {ServiceWorkerGlobalScope} */ (/** @type {unknown} */ (self));
+
+sw.addEventListener('install', (event) => event.waitUntil(installed()));
+sw.addEventListener('activate', (event) => event.waitUntil(activated()));
+sw.addEventListener('fetch', (event) => fetched(event));
+sw.addEventListener('push', (event) => event.waitUntil(pushReceived()));
+sw.addEventListener('notificationclick', (event) => event.waitUntil(notificationClicked(event.notification)));
 
 // ---- the worker ----
 
@@ -29,12 +33,12 @@ self.addEventListener('notificationclick', (event) => event.waitUntil(notificati
 // first, so no page runs on an older shell than the relay's.
 async function installed() {
   await cacheShell();
-  await self.skipWaiting();
+  await sw.skipWaiting();
 }
 
 async function activated() {
   await dropOldShells();
-  await self.clients.claim();
+  await sw.clients.claim();
 }
 
 // ---- the app shell ----
@@ -70,7 +74,7 @@ async function dropOldShells() {
 function shellPath(request) {
   if (!SHELL.version || request.method !== 'GET') return null;
   const url = new URL(request.url);
-  if (url.origin !== self.location.origin) return null;
+  if (url.origin !== sw.location.origin) return null;
   if (request.mode === 'navigate') return url.pathname === '/' || url.pathname === '/index.html' ? '/' : null;
   return SHELL.files.includes(url.pathname) ? url.pathname : null;
 }
@@ -116,12 +120,12 @@ const PUSH_OPTIONS = { tag: 'new-message', renotify: true };
 // appWindows lists the open tabs of the app, in the order the browser
 // keeps them (most recently focused first in Chromium).
 function appWindows() {
-  return self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+  return sw.clients.matchAll({ type: 'window', includeUncontrolled: true });
 }
 
 async function pushReceived() {
   const windows = await appWindows();
-  if (!windows.some((w) => w.visibilityState === 'visible')) await self.registration.showNotification(PUSH_TITLE, PUSH_OPTIONS);
+  if (!windows.some((w) => w.visibilityState === 'visible')) await sw.registration.showNotification(PUSH_TITLE, PUSH_OPTIONS);
   // Last: the open tabs, hidden or not, sync now.
   for (const w of windows) w.postMessage({ type: 'push' });
 }
@@ -133,5 +137,5 @@ async function notificationClicked(notification) {
     await windows[0].focus();
     return;
   }
-  await self.clients.openWindow('/');
+  await sw.clients.openWindow('/');
 }
