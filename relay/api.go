@@ -13,6 +13,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 	"github.com/oklog/ulid/v2"
 
+	"relay/canonical"
 	"relay/devices"
 	"relay/envelope"
 	"relay/epoch"
@@ -52,7 +53,7 @@ type contactJSON struct {
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 
 func checkUsername(u string) error {
-	if !devices.ValidUsername(u) {
+	if !canonical.ValidUsername(u) {
 		return errBadUsername
 	}
 	return nil
@@ -122,7 +123,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, _ httprouter.Para
 	if err := readJSON(w, r, maxJSON, &c); err != nil {
 		return err
 	}
-	if !devices.ValidUsername(c.Username) || len(c.Password) > devices.MaxPassword {
+	if !canonical.ValidUsername(c.Username) || len(c.Password) > devices.MaxPassword {
 		// Nothing can match; no need to tell which part was wrong.
 		return errBadCredentials
 	}

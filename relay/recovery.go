@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/julienschmidt/httprouter"
 
+	"relay/canonical"
 	"relay/devices"
 	"relay/envelope"
 	"relay/push"
@@ -97,7 +98,7 @@ func (s *Server) updateDevice(w http.ResponseWriter, r *http.Request, p httprout
 	id := p.ByName("id")
 	// Device ids are canonical ULIDs; anything else is no device, and
 	// PostgreSQL would refuse a NUL or invalid UTF-8 with a 500.
-	if _, err := envelope.ParseID(id); err != nil {
+	if _, err := canonical.ParseULID(id); err != nil {
 		return errUnknownDevice
 	}
 	if u.Linked {

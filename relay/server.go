@@ -33,6 +33,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/julienschmidt/httprouter"
 
+	"relay/canonical"
 	"relay/devices"
 	"relay/envelope"
 	"relay/hub"
@@ -813,7 +814,7 @@ func (s *Server) speaker(r *http.Request, allowQuery bool) (devices.Account, str
 		id = r.URL.Query().Get("device")
 	}
 	lookup := id
-	if _, err := envelope.ParseID(id); err != nil {
+	if _, err := canonical.ParseULID(id); err != nil {
 		lookup = "" // never matches; the session is still checked first
 	}
 	acc, live, err := s.accounts.AuthenticateDevice(r.Context(), c.Value, lookup)
