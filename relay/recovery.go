@@ -14,9 +14,9 @@ import (
 	"relay/queue"
 )
 
-// The endpoints that keep an account usable when devices go (issue 13):
-// the recovery blob, a device's name and linked flag, and the replacement
-// of the account key (ADR 0043).
+// The endpoints that keep an account usable when devices go (ADR 0043,
+// docs/security.md, "A person who lost their browser"): the recovery blob,
+// a device's name and linked flag, and the replacement of the account key.
 
 // PUT /api/recovery
 func (s *Server) putRecovery(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
