@@ -76,6 +76,13 @@ type envelopeEvent struct {
 	Body       []byte `json:"body"` // base64, as encoding/json writes []byte
 }
 
+// newEnvelopeEvent is the data of event: envelope for queue row it. The
+// queue page (GET /api/queue) encodes its envelopes with it too, so that
+// both encode an envelope alike (ADR 0088).
+func newEnvelopeEvent(it *queue.Item) envelopeEvent {
+	return envelopeEvent{Seq: it.Seq, ID: it.ID, From: it.From, FromDevice: it.FromDevice, To: it.To, TS: it.TS, Body: it.Body}
+}
+
 // epochEvent is the data of event: epoch.
 type epochEvent struct {
 	Epoch string `json:"epoch"`
@@ -262,7 +269,7 @@ func (m *streamer) write(items []queue.Item) error {
 			continue
 		}
 		it := &items[i]
-		m.env = envelopeEvent{Seq: it.Seq, ID: it.ID, From: it.From, FromDevice: it.FromDevice, To: it.To, TS: it.TS, Body: it.Body}
+		m.env = newEnvelopeEvent(it)
 		if err := m.out.event(eventEnvelope, it.Seq, &m.env); err != nil {
 			return err
 		}
