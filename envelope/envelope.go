@@ -14,7 +14,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/oklog/ulid/v2"
 
-	"relay/devices"
+	"relay/canonical"
 )
 
 const (
@@ -77,14 +77,14 @@ func Parse(data []byte, maxBody int) (Envelope, error) {
 	if err != nil {
 		return Envelope{}, err
 	}
-	if !devices.ValidUsername(*w.To) {
+	if !canonical.ValidUsername(*w.To) {
 		return Envelope{}, fmt.Errorf("%w: to must match ^[a-z0-9_]{3,32}$", ErrBadEnvelope)
 	}
 	// Bound the work before decoding: base64 of maxBody bytes is this long.
 	if len(*w.Body) > (maxBody+2)/3*4 {
 		return Envelope{}, fmt.Errorf("%w: body decodes to more than %d bytes", ErrTooLarge, maxBody)
 	}
-	body, err := devices.DecodeStdBase64(*w.Body)
+	body, err := canonical.DecodeStdBase64(*w.Body)
 	if err != nil {
 		return Envelope{}, fmt.Errorf("%w: body: %v", ErrBadEnvelope, err)
 	}
@@ -111,8 +111,8 @@ func Parse(data []byte, maxBody int) (Envelope, error) {
 // upper-case form. Other spellings of the same ULID are refused, because the
 // id is bound into the ciphertext's authenticated data byte for byte.
 func ParseID(s string) (ulid.ULID, error) {
-	id, err := ulid.ParseStrict(s)
-	if err != nil || id.String() != s {
+	id, err := canonical.ParseULID(s)
+	if err != nil {
 		return ulid.ULID{}, fmt.Errorf("%w: id must be a ULID in canonical form (26 characters, Crockford base32, upper case)", ErrBadEnvelope)
 	}
 	return id, nil

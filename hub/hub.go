@@ -37,8 +37,9 @@ import (
 	"relay/queue"
 )
 
-// Reasons the hub ends a stream; each is also the name of the last event
-// the stream receives (docs/protocol.md, "Events").
+// Reasons the hub ends a stream. The stream's writer (package relay) names
+// the last event the client receives for each (docs/protocol.md, "GET
+// /api/events").
 const (
 	ReasonReplaced = "replaced" // another stream opened for the same device
 	ReasonRevoked  = "revoked"  // the device was revoked

@@ -12,6 +12,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 	"github.com/oklog/ulid/v2"
 
+	"relay/canonical"
 	"relay/devices"
 	"relay/envelope"
 	"relay/epoch"
@@ -50,7 +51,7 @@ type contactJSON struct {
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 
 func checkUsername(u string) error {
-	if !devices.ValidUsername(u) {
+	if !canonical.ValidUsername(u) {
 		return errBadUsername
 	}
 	return nil
@@ -120,7 +121,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, _ httprouter.Para
 	if err := readJSON(w, r, maxJSON, &c); err != nil {
 		return err
 	}
-	if !devices.ValidUsername(c.Username) || len(c.Password) > devices.MaxPassword {
+	if !canonical.ValidUsername(c.Username) || len(c.Password) > devices.MaxPassword {
 		// Nothing can match; no need to tell which part was wrong.
 		return errBadCredentials
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"relay/canonical"
 	"relay/devices"
 	"relay/push"
 )
@@ -65,7 +66,7 @@ func parseAck(data []byte) (upTo int64, epoch string, err error) {
 // base64 of 1 to devices.MaxRecoveryBlob bytes, else bad_recovery_blob. The
 // relay looks no further: the blob is opaque to it.
 func parseRecoveryBlob(s string) ([]byte, error) {
-	b, err := devices.DecodeStdBase64(s)
+	b, err := canonical.DecodeStdBase64(s)
 	if err != nil || len(b) == 0 || len(b) > devices.MaxRecoveryBlob {
 		return nil, errBadRecoveryBlob
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"relay/canonical"
 	"relay/devices"
 	"relay/push"
 )
@@ -177,7 +178,7 @@ func FuzzRegistrationBody(f *testing.F) {
 		if err != nil && (!errors.As(err, &ae) || ae.status != 400) {
 			t.Fatalf("refusal %v is not a 400 with a code", err)
 		}
-		if err == nil && !devices.ValidUsername(c.Username) {
+		if err == nil && !canonical.ValidUsername(c.Username) {
 			t.Fatalf("accepted username %q", c.Username)
 		}
 	})

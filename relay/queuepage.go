@@ -110,8 +110,10 @@ func buildPage(after int64, p queue.Page, maxBytes int) (*pageJSON, error) {
 	}
 	room := maxBytes - len(frame) - 1
 	more := p.More
+	var ev envelopeEvent // one for the page: each is marshalled at once
 	for i := range p.Items {
-		b, err := json.Marshal(&p.Items[i])
+		ev = newEnvelopeEvent(&p.Items[i])
+		b, err := json.Marshal(&ev)
 		if err != nil {
 			return nil, err
 		}

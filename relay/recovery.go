@@ -6,13 +6,14 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"relay/canonical"
 	"relay/devices"
 	"relay/envelope"
 )
 
-// The endpoints that keep an account usable when devices go (issue 13):
-// the recovery blob, a device's name and linked flag, and the replacement
-// of the account key (ADR 0043).
+// The endpoints that keep an account usable when devices go (ADR 0043,
+// docs/security.md, "A person who lost their browser"): the recovery blob,
+// a device's name and linked flag, and the replacement of the account key.
 
 // PUT /api/recovery
 func (s *Server) putRecovery(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
@@ -94,7 +95,7 @@ func (s *Server) updateDevice(w http.ResponseWriter, r *http.Request, p httprout
 	id := p.ByName("id")
 	// Device ids are canonical ULIDs; anything else is no device, and
 	// PostgreSQL would refuse a NUL or invalid UTF-8 with a 500.
-	if _, err := envelope.ParseID(id); err != nil {
+	if _, err := canonical.ParseULID(id); err != nil {
 		return errUnknownDevice
 	}
 	if u.Linked {

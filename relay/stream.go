@@ -19,13 +19,95 @@ import (
 	"relay/queue"
 )
 
+// replayBatch is how many queue rows one read fetches.
+const replayBatch = 500
+
+// The events of the stream (docs/protocol.md, "GET /api/events"). Their
+// names and data are the protocol: they are defined here, where the stream
+// is written, and nowhere else.
 const (
-	// replayBatch is how many queue rows one read fetches.
-	replayBatch = 500
-	// eventShutdown ends every stream when the relay closes; the hub's
-	// reasons end single streams.
-	eventShutdown = "shutdown"
+	eventEpoch    = "epoch"    // first: the history the seq numbers belong to
+	eventPurged   = "purged"   // envelopes the relay deleted unreceived
+	eventEnvelope = "envelope" // one envelope, with id: <seq>
+	eventReady    = "ready"    // the replay is done
+	eventPing     = "ping"     // the link is alive
+	// eventShutdown ends every stream when the relay closes; the events
+	// below end single streams, for the hub's reasons (endEvent).
+	eventShutdown  = "shutdown"
+	eventReplaced  = "replaced"
+	eventRevoked   = "revoked"
+	eventDeleted   = "deleted"
+	eventDisabled  = "disabled"
+	eventLoggedOut = "logged_out"
+	eventRewound   = "rewound"
 )
+
+// endEvent names the last event of a stream the hub ended for reason.
+// Every reason of the hub has its event (TestEveryHubReasonHasAnEvent); one
+// it did not know would end the stream as a shutdown does, so that the
+// client comes back and is answered by what the relay knows then.
+func endEvent(reason string) string {
+	switch reason {
+	case hub.ReasonReplaced:
+		return eventReplaced
+	case hub.ReasonRevoked:
+		return eventRevoked
+	case hub.ReasonDeleted:
+		return eventDeleted
+	case hub.ReasonDisabled:
+		return eventDisabled
+	case hub.ReasonLoggedOut:
+		return eventLoggedOut
+	case hub.ReasonRewound:
+		return eventRewound
+	}
+	return eventShutdown
+}
+
+// envelopeEvent is the data of event: envelope. Its fields are those of a
+// queue row; the JSON names are the protocol's.
+type envelopeEvent struct {
+	Seq        int64  `json:"seq"`
+	ID         string `json:"id"`
+	From       string `json:"from"`
+	FromDevice string `json:"fromDevice"`
+	To         string `json:"to"`
+	TS         int64  `json:"ts"`
+	Body       []byte `json:"body"` // base64, as encoding/json writes []byte
+}
+
+// newEnvelopeEvent is the data of event: envelope for queue row it. The
+// queue page (GET /api/queue) encodes its envelopes with it too, so that
+// both encode an envelope alike (ADR 0088).
+func newEnvelopeEvent(it *queue.Item) envelopeEvent {
+	return envelopeEvent{Seq: it.Seq, ID: it.ID, From: it.From, FromDevice: it.FromDevice, To: it.To, TS: it.TS, Body: it.Body}
+}
+
+// epochEvent is the data of event: epoch.
+type epochEvent struct {
+	Epoch string `json:"epoch"`
+	Seq   int64  `json:"seq"`             // the device's last seq when the replay began
+	Ahead bool   `json:"ahead,omitempty"` // Last-Event-ID was beyond Seq
+}
+
+// purgedEvent is the data of event: purged.
+type purgedEvent struct {
+	Reason string `json:"reason"` // queue.PurgeAge or queue.PurgeSize
+	UpTo   int64  `json:"upTo"`
+}
+
+// readyEvent is the data of event: ready.
+type readyEvent struct {
+	Seq int64 `json:"seq"` // the device's last seq when the replay began
+}
+
+// pingEvent is the data of event: ping.
+type pingEvent struct {
+	TS int64 `json:"ts"` // the relay's clock, in Unix milliseconds
+}
+
+// noData is the data of the events that say nothing but their name: {}.
+type noData struct{}
 
 // errClosing stops a stream's reads once the relay is closing: it then
 // gets event: shutdown instead of the rest of its replay.
@@ -174,8 +256,9 @@ type streamer struct {
 	last   int64 // the last seq written
 	ready  bool  // past ready: envelopes count for the delivery latency
 	reqID  string
-	epoch  string // the history its seq numbers belong to (ADR 0086)
-	ahead  bool   // Last-Event-ID was beyond the device's seq
+	epoch  string        // the history its seq numbers belong to (ADR 0086)
+	ahead  bool          // Last-Event-ID was beyond the device's seq
+	env    envelopeEvent // reused for every envelope, so framing one allocates no more
 }
 
 // write sends rows after last, in order; rows at or below last (handed
@@ -185,7 +268,9 @@ func (m *streamer) write(items []queue.Item) error {
 		if items[i].Seq <= m.last {
 			continue
 		}
-		if err := m.out.event("envelope", items[i].Seq, &items[i]); err != nil {
+		it := &items[i]
+		m.env = newEnvelopeEvent(it)
+		if err := m.out.event(eventEnvelope, it.Seq, &m.env); err != nil {
 			return err
 		}
 		m.last = items[i].Seq
@@ -244,7 +329,7 @@ func (m *streamer) read(ctx context.Context, after, upTo int64) <-chan readResul
 // closing, else with a log line unless its client left.
 func (m *streamer) end(ctx context.Context, err error) {
 	if errors.Is(err, errClosing) {
-		_ = m.out.event(eventShutdown, 0, struct{}{})
+		_ = m.out.event(eventShutdown, 0, noData{})
 		err = m.out.flush()
 	}
 	if err != nil && ctx.Err() == nil {
@@ -265,19 +350,19 @@ func (m *streamer) replay(ctx context.Context) bool {
 		// of the replay belong to before it reads them
 		// (docs/protocol.md, "epoch").
 		ev := epochEvent{Epoch: m.epoch, Seq: head, Ahead: m.ahead}
-		err = m.out.event("epoch", 0, &ev)
+		err = m.out.event(eventEpoch, 0, &ev)
 	}
 	if err == nil && m.last < qs.PurgedSeq {
 		// The relay deleted envelopes this device had not received
 		// (docs/protocol.md, "purged"): say so before the replay.
-		err = m.out.event("purged", 0, map[string]any{"upTo": qs.PurgedSeq, "reason": qs.PurgedReason})
+		err = m.out.event(eventPurged, 0, &purgedEvent{Reason: qs.PurgedReason, UpTo: qs.PurgedSeq})
 	}
 	if err == nil {
 		err = m.pump(ctx, head)
 	}
 	if err == nil {
 		m.last = head
-		err = m.out.event("ready", 0, map[string]int64{"seq": head})
+		err = m.out.event(eventReady, 0, &readyEvent{Seq: head})
 	}
 	if err == nil {
 		err = m.out.flush()
@@ -301,13 +386,6 @@ func readEpoch(pool *pgxpool.Pool) func(context.Context) (string, error) {
 	}
 }
 
-// epochEvent is the data of event: epoch.
-type epochEvent struct {
-	Epoch string `json:"epoch"`
-	Seq   int64  `json:"seq"`             // the device's last seq when the replay began
-	Ahead bool   `json:"ahead,omitempty"` // Last-Event-ID was beyond Seq
-}
-
 // live writes envelopes as they commit, and pings, until the client goes
 // (ctx), the relay ends the stream, or a write fails.
 func (m *streamer) live(ctx context.Context) {
@@ -319,7 +397,7 @@ func (m *streamer) live(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-m.st.Done():
-			_ = m.out.event(m.st.Reason(), 0, struct{}{})
+			_ = m.out.event(endEvent(m.st.Reason()), 0, noData{})
 			m.end(ctx, m.out.flush())
 			return
 		case <-m.s.closing:
@@ -340,7 +418,7 @@ func (m *streamer) live(ctx context.Context) {
 				err = m.out.flush()
 			}
 		case <-ping.C:
-			err = m.out.event("ping", 0, map[string]int64{"ts": m.s.now().UnixMilli()})
+			err = m.out.event(eventPing, 0, &pingEvent{TS: m.s.now().UnixMilli()})
 			if err == nil {
 				err = m.out.flush()
 			}

@@ -14,7 +14,7 @@ import (
 	"relay/relayclient"
 )
 
-// The records of issue 14 (docs/crypto.md, "Records"): edits, deletions,
+// The records of docs/crypto.md, "Records" (ADR 0050): edits, deletions,
 // reactions, replies and receipts, in real Chromium with three devices:
 // alice's laptop and phone, and bob.
 

@@ -1,8 +1,9 @@
 package webclient_test
 
-// Browser tests of issue 7, "Transport and browser security": what a page
-// on another origin can do with a signed-in user's session, and whether the
-// relay's own page runs under its security headers without breaking them.
+// Browser tests of docs/security.md, "A hostile client or website": what
+// a page on another origin can do with a signed-in user's session, and
+// whether the relay's own page runs under its security headers without
+// breaking them.
 
 import (
 	"context"

@@ -16,7 +16,7 @@ import (
 	"relay/relayclient"
 )
 
-// The client-like topology (issue 17): recipients with five streaming
+// The client-like topology (ADR 0068): recipients with five streaming
 // devices each, publishers posting to them round-robin.
 const (
 	clientRecipients = 16

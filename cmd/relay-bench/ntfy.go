@@ -22,7 +22,7 @@ import (
 	"github.com/oklog/ulid/v2"
 )
 
-// ntfy is the peer of the client-like scenario (issue 17): ntfy with its
+// ntfy is the peer of the client-like scenario (ADR 0068): ntfy with its
 // durable SQLite message cache (cache-file; writes synchronous, SQLite's
 // default journal and synchronous=FULL), one topic per recipient and one
 // subscriber per device, the same publishers and bodies.

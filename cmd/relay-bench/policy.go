@@ -247,7 +247,7 @@ func percentile(sorted []float64, p float64) float64 {
 	return sorted[min(len(sorted)-1, int(p*float64(len(sorted))))]
 }
 
-// The physical floor (issue 17): one durable 1 KiB insert and commit per
+// The physical floor (ADR 0068): one durable 1 KiB insert and commit per
 // envelope into a plain table, synchronous_commit on, with pgbench at the
 // client-like scenario's concurrency.
 const (

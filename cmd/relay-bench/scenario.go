@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// clientLikeScenario runs the client-like scenario (issue 17) and its
+// clientLikeScenario runs the client-like scenario (ADR 0068) and its
 // references: the physical floor and the accept transaction with pgbench,
 // then rounds of the relay without and with receipts and, with --ntfy,
 // ntfy in between, then the relay at half of its 8-publisher peak.

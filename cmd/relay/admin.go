@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"relay/audit"
+	"relay/canonical"
 	"relay/deletion"
 	"relay/devices"
 	"relay/epoch"
@@ -164,7 +165,7 @@ func runAdmin(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("relay admin %s takes no argument, not %q (see relay admin %s --help)", cmd.words, positional[0], cmd.words)
 	case cmd.username:
 		username = positional[0]
-		if !devices.ValidUsername(username) {
+		if !canonical.ValidUsername(username) {
 			return fmt.Errorf("%q is not a username: a username is 3 to 32 characters from a-z, 0-9 and _", username)
 		}
 	}
