@@ -14,44 +14,6 @@ import (
 	"relay/lifecycle"
 )
 
-// lifecycleTables lists, from information_schema, every column that can
-// name an account or a device: the columns with a foreign key to accounts
-// or devices, every text column (usernames and device ids are text; the
-// queue's device_id has no foreign key, ADR 0081), and accounts.id. A new
-// table with such a column is found here without anyone listing it.
-func (s *testServer) lifecycleTables(t *testing.T) map[string][]string {
-	t.Helper()
-	rows, err := s.Pool.Query(context.Background(), `
-		SELECT c.table_name, c.column_name FROM information_schema.columns c
-		JOIN information_schema.tables tb ON tb.table_schema = c.table_schema AND tb.table_name = c.table_name
-		WHERE c.table_schema = 'public' AND tb.table_type = 'BASE TABLE' AND c.table_name <> 'schema_migrations'
-		  AND (c.data_type IN ('text', 'character varying')
-		    OR (c.table_name = 'accounts' AND c.column_name = 'id')
-		    OR EXISTS (SELECT 1 FROM information_schema.key_column_usage k
-		      JOIN information_schema.referential_constraints r
-		        ON r.constraint_schema = k.constraint_schema AND r.constraint_name = k.constraint_name
-		      JOIN information_schema.constraint_column_usage u
-		        ON u.constraint_schema = r.unique_constraint_schema AND u.constraint_name = r.unique_constraint_name
-		      WHERE k.table_schema = c.table_schema AND k.table_name = c.table_name AND k.column_name = c.column_name
-		        AND u.table_name IN ('accounts', 'devices')))
-		ORDER BY 1, 2`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cols := map[string][]string{}
-	for rows.Next() {
-		var tb, col string
-		if err := rows.Scan(&tb, &col); err != nil {
-			t.Fatal(err)
-		}
-		cols[tb] = append(cols[tb], col)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return cols
-}
-
 // naming counts, per table, the rows that name one of needles (an
 // account id, a username, a device id) in any column of cols.
 func (s *testServer) naming(t *testing.T, cols map[string][]string, needles []string) map[string]int {
@@ -196,7 +158,7 @@ func TestLifecycleTables(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			cols := s.lifecycleTables(t)
+			cols := s.accountColumns(t)
 			for tb := range cols {
 				if !slices.Contains(lifecycleSeeded, tb) && !slices.Contains(lifecycleRelayOnly, tb) {
 					t.Errorf("table %s can name an account or a device, and this test puts no row in it: seed it, and say what each transition leaves in it", tb)
