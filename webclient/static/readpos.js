@@ -73,8 +73,8 @@ export function arrive(ch, m) {
 
 // see decides what seeing the messages ids changes in ch: the position
 // moves to the newest seen message after it, and a late message seen is
-// read. It returns {pos, lateSeen, read}: the new position or null, the
-// late ids seen, and every message read by this (for read receipts).
+// read. It returns {pos, lateSeen}: the new position or null, and the late
+// ids seen.
 export function see(ch, msgs, ids) {
   const want = new Set(ids);
   const cur = readPosition(ch);
@@ -87,8 +87,7 @@ export function see(ch, msgs, ids) {
     else if (after(m, cur) && (!newest || after(m, newest))) newest = m;
   }
   const pos = newest ? { ...cur, sort: newest.sort, id: newest.id } : null;
-  const read = msgs.filter((m) => countable(m) && (lateSeen.includes(m.id) || (pos && after(m, cur) && !after(m, pos) && !late.has(m.id))));
-  return { pos, lateSeen, read };
+  return { pos, lateSeen };
 }
 
 // setSeen writes what see decided into ch and returns whether it changed.
