@@ -39,9 +39,11 @@ function kick() {
 // receipt to the other person.
 export async function markSeen(username, ids) {
   if (!ids.length) return;
-  const { advanced, touched, receipted } = await store.markSeen(username, ids);
-  if (touched) notify({ type: 'changed', chats: [username] });
-  if (advanced) kick();
+  const { advanced, receipted } = await store.markSeen(username, ids);
+  if (advanced) {
+    notify({ type: 'changed', chats: [username] });
+    kick();
+  }
   if (receipted) kickReceipts();
 }
 

@@ -789,7 +789,7 @@ async function moveReadPosition(username, decide, receipts = false) {
     }
   }
   await done(t);
-  return { advanced, touched: advanced, receipted };
+  return { advanced, receipted };
 }
 
 // markSeen reads the messages ids of the chat, seen on this device's
