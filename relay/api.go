@@ -230,7 +230,7 @@ func (s *Server) revokeDevice(w http.ResponseWriter, r *http.Request, p httprout
 		return err
 	}
 	id := p.ByName("id")
-	if _, err := envelope.ParseID(id); err != nil {
+	if _, err := canonical.ParseULID(id); err != nil {
 		return errUnknownDevice
 	}
 	if err := s.transitions().RevokeDevice(r.Context(), acc.ID, id); err != nil {

@@ -8,7 +8,6 @@ import (
 
 	"relay/canonical"
 	"relay/devices"
-	"relay/envelope"
 )
 
 // The endpoints that keep an account usable when devices go (ADR 0043,
@@ -159,7 +158,7 @@ func (s *Server) replaceKey(w http.ResponseWriter, r *http.Request, _ httprouter
 		return err
 	}
 	for _, id := range rep.Revoke {
-		if _, err := envelope.ParseID(id); err != nil {
+		if _, err := canonical.ParseULID(id); err != nil {
 			return errUnknownDevice // never a device; the last check anyway
 		}
 	}
