@@ -2,6 +2,7 @@ package relay
 
 import (
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -83,6 +84,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	writeJSON(w, ae.status, body)
 }
+
+// b64 is how keys and blobs, raw bytes on the server, go on the wire
+// (docs/protocol.md): standard padded base64.
+func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")

@@ -5,9 +5,13 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"relay/canonical"
 	"relay/devices"
 	"relay/lifecycle"
 )
+
+// /api/account: the caller's own account, its key replaced or the account
+// deleted (package lifecycle).
 
 // transitions are the account's lifecycle changes (package lifecycle)
 // made by this instance: its pool, its store's cache and its hub.
@@ -51,5 +55,49 @@ func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request, _ httprou
 	}
 	s.clearSessionCookie(w)
 	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// PUT /api/account/key: reset and rotation. The key, the revocations,
+// their queues, the recovery blob and the speaker's linked flag change in
+// one transaction (package lifecycle), or none of them does.
+func (s *Server) replaceKey(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if err := s.checkOrigin(r); err != nil {
+		return err
+	}
+	acc, dev, err := s.speaker(r, false)
+	if err != nil {
+		return err
+	}
+	data, err := readBody(w, r, maxJSON)
+	if err != nil {
+		return err
+	}
+	rep, err := parseKeyReplacement(data, dev)
+	if err != nil {
+		return err
+	}
+	rep.AccountID = acc.ID
+	// Replacing the key locks every other device out: a stolen session
+	// alone must not be enough, so the password is checked again, under
+	// the login throttles.
+	if len(rep.Password) > devices.MaxPassword {
+		return errBadCredentials
+	}
+	if err := s.throttleAuth(r, acc.Username); err != nil {
+		return err
+	}
+	if err := s.accounts.CheckPassword(r.Context(), acc.ID, rep.Password); err != nil {
+		return err
+	}
+	for _, id := range rep.Revoke {
+		if _, err := canonical.ParseULID(id); err != nil {
+			return errUnknownDevice // never a device; the last check anyway
+		}
+	}
+	if err := s.transitions().ReplaceKey(r.Context(), rep); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"publicKey": b64(rep.PublicKey)})
 	return nil
 }
