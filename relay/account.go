@@ -3,8 +3,6 @@ package relay
 import (
 	"net/http"
 
-	"github.com/julienschmidt/httprouter"
-
 	"relay/canonical"
 	"relay/devices"
 	"relay/lifecycle"
@@ -22,19 +20,9 @@ func (s *Server) transitions() *lifecycle.Transitions {
 // DELETE /api/account: the account and everything of it go in one
 // transaction (package lifecycle), and every stream of it ends with event:
 // deleted, on every instance.
-func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	if err := s.checkOrigin(r); err != nil {
-		return err
-	}
-	acc, _, err := s.speaker(r, false)
-	if err != nil {
-		return err
-	}
-	data, err := readBody(w, r, maxJSON)
-	if err != nil {
-		return err
-	}
-	password, err := parseDeleteAccount(data)
+func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request, in *checked) error {
+	acc := in.account
+	password, err := parseDeleteAccount(in.body)
 	if err != nil {
 		return err
 	}
@@ -61,19 +49,9 @@ func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request, _ httprou
 // PUT /api/account/key: reset and rotation. The key, the revocations,
 // their queues, the recovery blob and the speaker's linked flag change in
 // one transaction (package lifecycle), or none of them does.
-func (s *Server) replaceKey(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	if err := s.checkOrigin(r); err != nil {
-		return err
-	}
-	acc, dev, err := s.speaker(r, false)
-	if err != nil {
-		return err
-	}
-	data, err := readBody(w, r, maxJSON)
-	if err != nil {
-		return err
-	}
-	rep, err := parseKeyReplacement(data, dev)
+func (s *Server) replaceKey(w http.ResponseWriter, r *http.Request, in *checked) error {
+	acc := in.account
+	rep, err := parseKeyReplacement(in.body, in.device)
 	if err != nil {
 		return err
 	}

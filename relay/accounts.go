@@ -3,8 +3,6 @@ package relay
 import (
 	"net/http"
 
-	"github.com/julienschmidt/httprouter"
-
 	"relay/canonical"
 	"relay/devices"
 )
@@ -37,12 +35,9 @@ func checkPassword(p string) error {
 }
 
 // POST /api/accounts
-func (s *Server) createAccount(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	if err := s.checkOrigin(r); err != nil {
-		return err
-	}
+func (s *Server) createAccount(w http.ResponseWriter, r *http.Request, in *checked) error {
 	var c credentials
-	if err := readJSON(w, r, maxJSON, &c); err != nil {
+	if err := decodeJSON(in.body, &c); err != nil {
 		return err
 	}
 	if err := checkUsername(c.Username); err != nil {
@@ -68,11 +63,8 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request, _ httprou
 }
 
 // GET /api/accounts/:username
-func (s *Server) getAccount(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	if _, err := s.session(r); err != nil {
-		return err
-	}
-	u := p.ByName("username")
+func (s *Server) getAccount(w http.ResponseWriter, r *http.Request, in *checked) error {
+	u := in.params.ByName("username")
 	if err := checkUsername(u); err != nil {
 		return err
 	}

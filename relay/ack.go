@@ -5,27 +5,14 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/julienschmidt/httprouter"
-
 	"relay/epoch"
 )
 
 // POST /api/ack: what a device has stored leaves its queue.
 
 // POST /api/ack
-func (s *Server) ack(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	_, dev, err := s.speaker(r, false)
-	if err != nil {
-		return err
-	}
-	if err := s.checkOrigin(r); err != nil {
-		return err
-	}
-	data, err := readBody(w, r, maxJSON)
-	if err != nil {
-		return err
-	}
-	upTo, ep, err := parseAck(data)
+func (s *Server) ack(w http.ResponseWriter, r *http.Request, in *checked) error {
+	upTo, ep, err := parseAck(in.body)
 	if err != nil {
 		return err
 	}
@@ -35,7 +22,7 @@ func (s *Server) ack(w http.ResponseWriter, r *http.Request, _ httprouter.Params
 			return err
 		}
 	}
-	if _, err := s.acker.Ack(r.Context(), dev, upTo); err != nil {
+	if _, err := s.acker.Ack(r.Context(), in.device, upTo); err != nil {
 		return err
 	}
 	s.metrics.ack.Observe(time.Since(start).Seconds())

@@ -2,8 +2,6 @@ package relay
 
 import (
 	"net/http"
-
-	"github.com/julienschmidt/httprouter"
 )
 
 // GET /api/contacts: the accounts this one has exchanged envelopes with.
@@ -15,12 +13,8 @@ type contactJSON struct {
 }
 
 // GET /api/contacts
-func (s *Server) listContacts(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	acc, err := s.session(r)
-	if err != nil {
-		return err
-	}
-	list, err := s.accounts.Contacts(r.Context(), acc.ID)
+func (s *Server) listContacts(w http.ResponseWriter, r *http.Request, in *checked) error {
+	list, err := s.accounts.Contacts(r.Context(), in.account.ID)
 	if err != nil {
 		return err
 	}

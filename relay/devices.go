@@ -5,8 +5,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/julienschmidt/httprouter"
-
 	"relay/canonical"
 	"relay/devices"
 )
@@ -24,19 +22,12 @@ type deviceJSON struct {
 }
 
 // POST /api/devices
-func (s *Server) addDevice(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	if err := s.checkOrigin(r); err != nil {
-		return err
-	}
-	acc, err := s.session(r)
-	if err != nil {
-		return err
-	}
+func (s *Server) addDevice(w http.ResponseWriter, r *http.Request, in *checked) error {
 	var body struct {
 		PublicKey string `json:"publicKey"`
 		Name      string `json:"name"`
 	}
-	if err := readJSON(w, r, maxJSON, &body); err != nil {
+	if err := decodeJSON(in.body, &body); err != nil {
 		return err
 	}
 	if !validDeviceName(body.Name) {
@@ -46,7 +37,7 @@ func (s *Server) addDevice(w http.ResponseWriter, r *http.Request, _ httprouter.
 	if err != nil {
 		return err
 	}
-	d, err := s.accounts.AddDevice(r.Context(), acc.ID, body.Name, key)
+	d, err := s.accounts.AddDevice(r.Context(), in.account.ID, body.Name, key)
 	if err != nil {
 		return err
 	}
@@ -67,12 +58,8 @@ func validDeviceName(n string) bool {
 }
 
 // GET /api/devices
-func (s *Server) listDevices(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	acc, err := s.session(r)
-	if err != nil {
-		return err
-	}
-	list, err := s.accounts.Devices(r.Context(), acc.ID)
+func (s *Server) listDevices(w http.ResponseWriter, r *http.Request, in *checked) error {
+	list, err := s.accounts.Devices(r.Context(), in.account.ID)
 	if err != nil {
 		return err
 	}
@@ -90,19 +77,12 @@ func (s *Server) listDevices(w http.ResponseWriter, r *http.Request, _ httproute
 }
 
 // DELETE /api/devices/:id
-func (s *Server) revokeDevice(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	if err := s.checkOrigin(r); err != nil {
-		return err
-	}
-	acc, err := s.session(r)
-	if err != nil {
-		return err
-	}
-	id := p.ByName("id")
+func (s *Server) revokeDevice(w http.ResponseWriter, r *http.Request, in *checked) error {
+	id := in.params.ByName("id")
 	if _, err := canonical.ParseULID(id); err != nil {
 		return errUnknownDevice
 	}
-	if err := s.transitions().RevokeDevice(r.Context(), acc.ID, id); err != nil {
+	if err := s.transitions().RevokeDevice(r.Context(), in.account.ID, id); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -112,23 +92,12 @@ func (s *Server) revokeDevice(w http.ResponseWriter, r *http.Request, p httprout
 // PATCH /api/devices/:id: a new name for any live device of the account;
 // "linked": true only from the device itself, which alone knows it holds
 // the account key.
-func (s *Server) updateDevice(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	if err := s.checkOrigin(r); err != nil {
-		return err
-	}
-	acc, err := s.session(r)
+func (s *Server) updateDevice(w http.ResponseWriter, r *http.Request, in *checked) error {
+	u, err := parseDeviceUpdate(in.body)
 	if err != nil {
 		return err
 	}
-	data, err := readBody(w, r, maxJSON)
-	if err != nil {
-		return err
-	}
-	u, err := parseDeviceUpdate(data)
-	if err != nil {
-		return err
-	}
-	id := p.ByName("id")
+	id := in.params.ByName("id")
 	// Device ids are canonical ULIDs; anything else is no device, and
 	// PostgreSQL would refuse a NUL or invalid UTF-8 with a 500.
 	if _, err := canonical.ParseULID(id); err != nil {
@@ -145,7 +114,7 @@ func (s *Server) updateDevice(w http.ResponseWriter, r *http.Request, p httprout
 		}
 		if deviceErr != nil {
 			// 404 comes first in the documented order.
-			live, err := s.accounts.IsLiveDevice(r.Context(), acc.ID, id)
+			live, err := s.accounts.IsLiveDevice(r.Context(), in.account.ID, id)
 			if err != nil {
 				return err
 			}
@@ -155,7 +124,7 @@ func (s *Server) updateDevice(w http.ResponseWriter, r *http.Request, p httprout
 			return deviceErr
 		}
 	}
-	if err := s.accounts.UpdateDevice(r.Context(), acc.ID, id, u.Name, u.Linked); err != nil {
+	if err := s.accounts.UpdateDevice(r.Context(), in.account.ID, id, u.Name, u.Linked); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/julienschmidt/httprouter"
 	"github.com/oklog/ulid/v2"
 
 	"relay/devices"
@@ -19,20 +18,13 @@ import (
 // POST /api/messages. The checks run in the order docs/protocol.md gives,
 // and a request that fails one changes nothing: no queue row, no contact,
 // no idempotency record and no rate-limit token.
-func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *Server) send(w http.ResponseWriter, r *http.Request, in *checked) error {
 	ctx := r.Context()
-	// 1. session
-	// 2. X-Device, in the same query
-	acc, dev, err := s.speaker(r, false)
-	if err != nil {
-		return err
-	}
+	// 1. session and 2. X-Device, in the same query, and the body's
+	// bound: the route's preamble (routes.go)
+	acc, dev := in.account, in.device
 	// 3. shape
-	data, err := readBody(w, r, envelope.MaxRequest)
-	if err != nil {
-		return err
-	}
-	env, err := envelope.Parse(data, s.cfg.MaxBody)
+	env, err := envelope.Parse(in.body, s.cfg.MaxBody)
 	if err != nil {
 		return err
 	}
@@ -43,7 +35,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 	// 5. clock skew, for an id the relay does not know
 	now := s.now()
 	if err := envelope.CheckSkew(env.ID, now, s.cfg.Skew); err != nil {
-		return s.unlessKnown(w, r, acc, &env, err)
+		return s.unlessKnown(w, r, in, &env, err)
 	}
 	// 6. rate limit: the token is given back below unless the envelope is
 	// stored. Envelopes to the sender's own account have a bucket of their
@@ -60,7 +52,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 	}
 	res, retry := limits.reserve(acc.ID, now)
 	if res == nil {
-		return s.unlessKnown(w, r, acc, &env, rateLimited(retry))
+		return s.unlessKnown(w, r, in, &env, rateLimited(retry))
 	}
 	stored := false
 	defer func() {
@@ -69,13 +61,13 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 		}
 	}()
 	// 7. Origin
-	if err := s.checkOrigin(r); err != nil {
+	if err := in.origin(); err != nil {
 		return err
 	}
 	// 8. recipient
 	to, err := s.accounts.Lookup(ctx, env.To)
 	if errors.Is(err, devices.ErrUnknownAccount) {
-		return s.unlessKnown(w, r, acc, &env, errUnknownRecipient)
+		return s.unlessKnown(w, r, in, &env, errUnknownRecipient)
 	} else if err != nil {
 		return err // a deleted recipient is account_deleted
 	}
@@ -138,8 +130,8 @@ func recordExpiry(id ulid.ULID, now time.Time, skew, window time.Duration) time.
 // or the rate limit, and takes no token (docs/protocol.md, check 4; ADR
 // 0084). A failed lookup is the answer, never the refusal: a client told
 // clock_skew would renew the id and could send the message twice.
-func (s *Server) unlessKnown(w http.ResponseWriter, r *http.Request, acc devices.Account, env *envelope.Envelope, refusal error) error {
-	key := &queue.Envelope{ID: env.ID.String(), FromAccount: acc.ID, ToUsername: env.To, Body: env.Body}
+func (s *Server) unlessKnown(w http.ResponseWriter, r *http.Request, in *checked, env *envelope.Envelope, refusal error) error {
+	key := &queue.Envelope{ID: env.ID.String(), FromAccount: in.account.ID, ToUsername: env.To, Body: env.Body}
 	ts, found, err := queue.Remembered(r.Context(), s.pool, key)
 	if !found {
 		if err != nil {
@@ -147,7 +139,7 @@ func (s *Server) unlessKnown(w http.ResponseWriter, r *http.Request, acc devices
 		}
 		return refusal
 	}
-	if err := s.checkOrigin(r); err != nil {
+	if err := in.origin(); err != nil {
 		return err
 	}
 	if err != nil {

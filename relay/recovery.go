@@ -3,8 +3,6 @@ package relay
 import (
 	"net/http"
 	"time"
-
-	"github.com/julienschmidt/httprouter"
 )
 
 // /api/recovery: the recovery blob, which keeps an account usable when
@@ -13,23 +11,12 @@ import (
 // of the account key (account.go).
 
 // PUT /api/recovery
-func (s *Server) putRecovery(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	if err := s.checkOrigin(r); err != nil {
-		return err
-	}
-	acc, err := s.session(r)
+func (s *Server) putRecovery(w http.ResponseWriter, r *http.Request, in *checked) error {
+	blob, err := parseRecoveryBody(in.body)
 	if err != nil {
 		return err
 	}
-	data, err := readBody(w, r, maxJSON)
-	if err != nil {
-		return err
-	}
-	blob, err := parseRecoveryBody(data)
-	if err != nil {
-		return err
-	}
-	if err := s.accounts.SetRecovery(r.Context(), acc.ID, blob); err != nil {
+	if err := s.accounts.SetRecovery(r.Context(), in.account.ID, blob); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -38,11 +25,8 @@ func (s *Server) putRecovery(w http.ResponseWriter, r *http.Request, _ httproute
 
 // GET /api/recovery. Every fetch after the session check takes a token
 // from the account's bucket, one that finds no blob too.
-func (s *Server) getRecovery(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	acc, err := s.session(r)
-	if err != nil {
-		return err
-	}
+func (s *Server) getRecovery(w http.ResponseWriter, r *http.Request, in *checked) error {
+	acc := in.account
 	if res, retry := s.recoveryLimits.reserve(acc.ID, s.now()); res == nil {
 		return tooManyFetches(retry)
 	}
@@ -55,15 +39,8 @@ func (s *Server) getRecovery(w http.ResponseWriter, r *http.Request, _ httproute
 }
 
 // DELETE /api/recovery
-func (s *Server) deleteRecovery(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	if err := s.checkOrigin(r); err != nil {
-		return err
-	}
-	acc, err := s.session(r)
-	if err != nil {
-		return err
-	}
-	if err := s.accounts.DeleteRecovery(r.Context(), acc.ID); err != nil {
+func (s *Server) deleteRecovery(w http.ResponseWriter, r *http.Request, in *checked) error {
+	if err := s.accounts.DeleteRecovery(r.Context(), in.account.ID); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

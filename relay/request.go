@@ -115,15 +115,6 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 	return data, nil
 }
 
-// readJSON decodes a bounded JSON request body into dst.
-func readJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) error {
-	data, err := readBody(w, r, limit)
-	if err != nil {
-		return err
-	}
-	return decodeJSON(data, dst)
-}
-
 // decodeJSON decodes a request body into dst: I-JSON (ADR 0022), then the
 // shape dst wants. Its errors are 400 bad_json.
 func decodeJSON(data []byte, dst any) error {

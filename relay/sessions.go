@@ -3,8 +3,6 @@ package relay
 import (
 	"net/http"
 
-	"github.com/julienschmidt/httprouter"
-
 	"relay/canonical"
 	"relay/devices"
 )
@@ -12,12 +10,9 @@ import (
 // /api/sessions: logging in and out.
 
 // POST /api/sessions
-func (s *Server) login(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	if err := s.checkOrigin(r); err != nil {
-		return err
-	}
+func (s *Server) login(w http.ResponseWriter, r *http.Request, in *checked) error {
 	var c credentials
-	if err := readJSON(w, r, maxJSON, &c); err != nil {
+	if err := decodeJSON(in.body, &c); err != nil {
 		return err
 	}
 	if !canonical.ValidUsername(c.Username) || len(c.Password) > devices.MaxPassword {
@@ -37,13 +32,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, _ httprouter.Para
 }
 
 // DELETE /api/sessions
-func (s *Server) logout(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	if err := s.checkOrigin(r); err != nil {
-		return err
-	}
-	if _, err := s.session(r); err != nil {
-		return err
-	}
+func (s *Server) logout(w http.ResponseWriter, r *http.Request, _ *checked) error {
 	c, _ := r.Cookie(sessionCookie)
 	if err := s.accounts.Logout(r.Context(), c.Value); err != nil {
 		return err
