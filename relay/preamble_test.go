@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -133,4 +135,82 @@ func keys(m map[string]bool) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestPreamblesAsDocumented holds each route's declared checks (routes.go)
+// to the order docs/protocol.md gives in the route's section: the
+// refusals the checks make, in their declared order, begin the
+// documented list (the handler's own checks follow them).
+func TestPreamblesAsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/protocol.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The refusals of docs/protocol.md that each check makes, in its order.
+	makes := map[string][]string{
+		"origin": {"Origin"}, "session": {"unauthenticated"}, "speaker": {"unauthenticated", "device_required"},
+		"push on": {"push_disabled"}, "stream slot": {"shutting_down"}, "body": {"too_large"},
+		"origin in handler": nil, // later, among the handler's own checks
+	}
+	heading := regexp.MustCompile("(?m)^#{3,4} `(GET|POST|PUT|PATCH|DELETE) (/[^`]*)`")
+	order := regexp.MustCompile(`Checks in order:|Errors before the stream starts:|Errors:|\*\*Checks, in this order\.\*\*`)
+	refusal := regexp.MustCompile(`\bOrigin\b|unauthenticated|device_required|push_disabled|too_large|shutting_down`)
+	documented := map[string][]string{} // "METHOD pattern": refusals, each at its first mention
+	for _, h := range heading.FindAllSubmatchIndex(doc, -1) {
+		end := len(doc)
+		if next := bytes.Index(doc[h[1]:], []byte("\n#")); next >= 0 {
+			end = h[1] + next
+		}
+		section := doc[h[1]:end]
+		loc := order.FindIndex(section)
+		if loc == nil {
+			continue
+		}
+		text := section[loc[0]:]
+		if !bytes.HasPrefix(text, []byte("**")) { // the send's table runs on; the others are one paragraph
+			if p := bytes.Index(text, []byte("\n\n")); p >= 0 {
+				text = text[:p]
+			}
+		}
+		var seen []string
+		for _, m := range refusal.FindAll(text, -1) {
+			if !slices.Contains(seen, string(m)) {
+				seen = append(seen, string(m))
+			}
+		}
+		documented[string(doc[h[2]:h[3]])+" "+string(doc[h[4]:h[5]])] = seen
+	}
+	routes := 0
+	for _, rp := range newTestServer(t).Relay.Preambles() {
+		if len(rp.Checks) == 0 {
+			continue // /healthz and /readyz (docs/operations.md)
+		}
+		key := rp.Method + " " + rp.Pattern
+		doc, ok := documented[key]
+		if !ok {
+			t.Errorf("%s: no order of checks in docs/protocol.md", key)
+			continue
+		}
+		var declared, names []string
+		late := false
+		for _, c := range rp.Checks {
+			r, ok := makes[c.Name]
+			if !ok {
+				t.Fatalf("%s: the test does not know what check %q refuses with", key, c.Name)
+			}
+			late = late || c.Name == "origin in handler"
+			declared = append(declared, r...)
+			names = append(names, c.Name)
+		}
+		if len(declared) > len(doc) || !slices.Equal(declared, doc[:len(declared)]) {
+			t.Errorf("%s declares %v, refusing with %v; docs/protocol.md's order begins %v", key, names, declared, doc)
+		}
+		if late && !slices.Contains(doc[len(declared):], "Origin") {
+			t.Errorf("%s checks Origin in its handler, but docs/protocol.md puts no Origin after %v", key, declared)
+		}
+		routes++
+	}
+	if routes < 20 {
+		t.Fatalf("only %d routes compared", routes)
+	}
 }
