@@ -16,8 +16,9 @@ import (
 	"relay/webclient"
 )
 
-// The router, the HTTP server's limits, and the handler around every
-// request: headers, body bounds, recovery from panics, the access log.
+// The router and its table of routes, the HTTP server's limits, and the
+// handler around every request: headers, body bounds, recovery from
+// panics, the access log.
 
 func (s *Server) routes() *httprouter.Router {
 	r := httprouter.New()
@@ -54,9 +55,9 @@ type route struct {
 	h               endpoint
 }
 
-// routeTable is every API route. A route's checks are its documented
-// order up to where the handler's own checks begin; the tests of each
-// endpoint's order hold both to docs/protocol.md.
+// routeTable is every route. A route's checks are its documented order
+// (docs/protocol.md) up to where the handler's own checks begin;
+// TestPreamblesAsDocumented holds each line to the documentation.
 func (s *Server) routeTable() []route {
 	const (
 		get, post, put = http.MethodGet, http.MethodPost, http.MethodPut
