@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/julienschmidt/httprouter"
-
 	"relay/migrations"
 )
 
@@ -15,7 +13,7 @@ import (
 // traffic (docs/operations.md).
 
 // GET /healthz: the process is alive.
-func (s *Server) healthz(w http.ResponseWriter, _ *http.Request, _ httprouter.Params) error {
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request, _ *checked) error {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "alive"})
 	return nil
 }
@@ -24,7 +22,7 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request, _ httprouter.Pa
 // and holds every migration this relay knows, so the instance can take
 // traffic. While it drains, a load balancer learns to send new requests
 // elsewhere.
-func (s *Server) readyz(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request, _ *checked) error {
 	select {
 	case <-s.closing:
 		return codeNotReady.errorf("this instance is shutting down")

@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/julienschmidt/httprouter"
-
 	"relay/push"
 )
 
@@ -33,13 +31,7 @@ var errPushContact = errors.New("relay: the push contact must be a mailto: or ht
 
 // GET /api/push/key: the relay's VAPID public key, a browser's
 // applicationServerKey.
-func (s *Server) pushKey(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	if _, err := s.session(r); err != nil {
-		return err
-	}
-	if !s.pusher.Enabled() {
-		return errPushDisabled
-	}
+func (s *Server) pushKey(w http.ResponseWriter, r *http.Request, _ *checked) error {
 	key, err := s.pusher.PublicKey(r.Context())
 	if err != nil {
 		return err
@@ -49,15 +41,8 @@ func (s *Server) pushKey(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 }
 
 // GET /api/push: the device's subscription's endpoint, or null.
-func (s *Server) getPush(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	_, dev, err := s.speaker(r, false)
-	if err != nil {
-		return err
-	}
-	if !s.pusher.Enabled() {
-		return errPushDisabled
-	}
-	sub, ok, err := push.Get(r.Context(), s.pool, dev)
+func (s *Server) getPush(w http.ResponseWriter, r *http.Request, in *checked) error {
+	sub, ok, err := push.Get(r.Context(), s.pool, in.device)
 	if err != nil {
 		return err
 	}
@@ -70,26 +55,12 @@ func (s *Server) getPush(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 }
 
 // PUT /api/push: the device's subscription, replacing the one it had.
-func (s *Server) putPush(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	_, dev, err := s.speaker(r, false)
+func (s *Server) putPush(w http.ResponseWriter, r *http.Request, in *checked) error {
+	sub, err := parsePushSubscription(in.body, s.cfg.PushAllowPrivate)
 	if err != nil {
 		return err
 	}
-	if err := s.checkOrigin(r); err != nil {
-		return err
-	}
-	if !s.pusher.Enabled() {
-		return errPushDisabled
-	}
-	data, err := readBody(w, r, maxPushBody)
-	if err != nil {
-		return err
-	}
-	sub, err := parsePushSubscription(data, s.cfg.PushAllowPrivate)
-	if err != nil {
-		return err
-	}
-	if err := push.Save(r.Context(), s.pool, dev, sub); err != nil {
+	if err := push.Save(r.Context(), s.pool, in.device, sub); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -98,15 +69,8 @@ func (s *Server) putPush(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 
 // DELETE /api/push: the device gets no more pushes. Also when push is off,
 // so that a client can always clean up.
-func (s *Server) deletePush(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	_, dev, err := s.speaker(r, false)
-	if err != nil {
-		return err
-	}
-	if err := s.checkOrigin(r); err != nil {
-		return err
-	}
-	if err := push.Delete(r.Context(), s.pool, dev); err != nil {
+func (s *Server) deletePush(w http.ResponseWriter, r *http.Request, in *checked) error {
+	if err := push.Delete(r.Context(), s.pool, in.device); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

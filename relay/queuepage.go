@@ -8,8 +8,6 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/julienschmidt/httprouter"
-
 	"relay/epoch"
 	"relay/queue"
 )
@@ -56,13 +54,8 @@ type purgedJSON struct {
 // no stream (docs/protocol.md, "GET /api/queue"). It reads and changes
 // nothing else: the device's stream, if open, goes on, and the client
 // ACKs what it stored with POST /api/ack.
-func (s *Server) queuePage(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	// The device only in X-Device, never ?device=: a fetch can set
-	// headers, unlike EventSource, and a URL ends up in proxies' logs.
-	_, dev, err := s.speaker(r, false)
-	if err != nil {
-		return err
-	}
+func (s *Server) queuePage(w http.ResponseWriter, r *http.Request, in *checked) error {
+	dev := in.device
 	after, limit, err := parseQueueQuery(r.URL.RawQuery)
 	if err != nil {
 		return err

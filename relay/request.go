@@ -2,6 +2,7 @@ package relay
 
 import (
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -84,6 +85,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, ae.status, body)
 }
 
+// b64 is how keys and blobs, raw bytes on the server, go on the wire
+// (docs/protocol.md): standard padded base64.
+func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
@@ -108,15 +113,6 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 		return nil, codeBadJSON.errorf("could not read the request body")
 	}
 	return data, nil
-}
-
-// readJSON decodes a bounded JSON request body into dst.
-func readJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) error {
-	data, err := readBody(w, r, limit)
-	if err != nil {
-		return err
-	}
-	return decodeJSON(data, dst)
 }
 
 // decodeJSON decodes a request body into dst: I-JSON (ADR 0022), then the

@@ -12,44 +12,22 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"relay/envelope"
 	"relay/webclient"
 )
 
-// The router, the HTTP server's limits, and the handler around every
-// request: headers, body bounds, recovery from panics, the access log.
+// The router and its table of routes, the HTTP server's limits, and the
+// handler around every request: headers, body bounds, recovery from
+// panics, the access log.
 
 func (s *Server) routes() *httprouter.Router {
 	r := httprouter.New()
-	// Each pattern is also kept for the access log, which records it
-	// instead of the path (accesslog.go).
-	route := func(method, pattern string, h httprouter.Handle) {
-		r.Handle(method, pattern, h)
-		s.patterns.add(pattern)
+	for _, rt := range s.routeTable() {
+		r.Handle(rt.method, rt.pattern, s.handle(s.endpoint(rt.h, rt.checks...)))
+		// Each pattern is also kept for the access log, which records it
+		// instead of the path (accesslog.go).
+		s.patterns.add(rt.pattern)
 	}
-	route(http.MethodPost, "/api/accounts", s.handle(s.createAccount))
-	route(http.MethodGet, "/api/accounts/:username", s.handle(s.getAccount))
-	route(http.MethodPost, "/api/sessions", s.handle(s.login))
-	route(http.MethodDelete, "/api/sessions", s.handle(s.logout))
-	route(http.MethodPost, "/api/devices", s.handle(s.addDevice))
-	route(http.MethodGet, "/api/devices", s.handle(s.listDevices))
-	route(http.MethodPatch, "/api/devices/:id", s.handle(s.updateDevice))
-	route(http.MethodDelete, "/api/devices/:id", s.handle(s.revokeDevice))
-	route(http.MethodPut, "/api/recovery", s.handle(s.putRecovery))
-	route(http.MethodGet, "/api/recovery", s.handle(s.getRecovery))
-	route(http.MethodDelete, "/api/recovery", s.handle(s.deleteRecovery))
-	route(http.MethodPut, "/api/account/key", s.handle(s.replaceKey))
-	route(http.MethodDelete, "/api/account", s.handle(s.deleteAccount))
-	route(http.MethodGet, "/api/contacts", s.handle(s.listContacts))
-	route(http.MethodGet, "/api/push/key", s.handle(s.pushKey))
-	route(http.MethodGet, "/api/push", s.handle(s.getPush))
-	route(http.MethodPut, "/api/push", s.handle(s.putPush))
-	route(http.MethodDelete, "/api/push", s.handle(s.deletePush))
-	route(http.MethodPost, "/api/messages", s.handle(s.send))
-	route(http.MethodPost, "/api/ack", s.handle(s.ack))
-	route(http.MethodGet, "/api/events", s.handle(s.events))
-	route(http.MethodGet, "/api/queue", s.handle(s.queuePage))
-	route(http.MethodGet, "/healthz", s.handle(s.healthz))
-	route(http.MethodGet, "/readyz", s.handle(s.readyz))
 	client := webclient.Handler()
 	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/api/") {
@@ -67,6 +45,55 @@ func (s *Server) routes() *httprouter.Router {
 		s.writeError(w, r, errors.New("panic"))
 	}
 	return r
+}
+
+// route is an endpoint and its preamble (preamble.go): the checks that
+// run before it, in the order docs/protocol.md gives for it.
+type route struct {
+	method, pattern string
+	checks          []check
+	h               endpoint
+}
+
+// routeTable is every route. A route's checks are its documented order
+// (docs/protocol.md) up to where the handler's own checks begin;
+// TestPreamblesAsDocumented holds each line to the documentation.
+func (s *Server) routeTable() []route {
+	const (
+		get, post, put = http.MethodGet, http.MethodPost, http.MethodPut
+		patch, del     = http.MethodPatch, http.MethodDelete
+	)
+	return []route{
+		{post, "/api/accounts", []check{origin, body(maxJSON)}, s.createAccount},
+		{get, "/api/accounts/:username", []check{session}, s.getAccount},
+		{post, "/api/sessions", []check{origin, body(maxJSON)}, s.login},
+		{del, "/api/sessions", []check{origin, session}, s.logout},
+		{post, "/api/devices", []check{origin, session, body(maxJSON)}, s.addDevice},
+		{get, "/api/devices", []check{session}, s.listDevices},
+		{patch, "/api/devices/:id", []check{origin, session, body(maxJSON)}, s.updateDevice},
+		{del, "/api/devices/:id", []check{origin, session}, s.revokeDevice},
+		{put, "/api/recovery", []check{origin, session, body(maxJSON)}, s.putRecovery},
+		{get, "/api/recovery", []check{session}, s.getRecovery},
+		{del, "/api/recovery", []check{origin, session}, s.deleteRecovery},
+		{put, "/api/account/key", []check{origin, speaker, body(maxJSON)}, s.replaceKey},
+		{del, "/api/account", []check{origin, speaker, body(maxJSON)}, s.deleteAccount},
+		{get, "/api/contacts", []check{session}, s.listContacts},
+		{get, "/api/push/key", []check{session, pushOn}, s.pushKey},
+		{get, "/api/push", []check{speaker, pushOn}, s.getPush},
+		{put, "/api/push", []check{speaker, origin, pushOn, body(maxPushBody)}, s.putPush},
+		// Also when push is off, so that a client can always clean up.
+		{del, "/api/push", []check{speaker, origin}, s.deletePush},
+		// Origin is check 7 of 9, after the clock skew and the rate limit.
+		{post, "/api/messages", []check{speaker, body(envelope.MaxRequest), originInHandler}, s.send},
+		{post, "/api/ack", []check{speaker, origin, body(maxJSON)}, s.ack},
+		// A closing relay starts no stream, whoever asks.
+		{get, "/api/events", []check{streamSlot, streamSpeaker}, s.events},
+		// The device only in X-Device, never ?device=: a fetch can set
+		// headers, unlike EventSource, and a URL ends up in proxies' logs.
+		{get, "/api/queue", []check{speaker}, s.queuePage},
+		{get, "/healthz", nil, s.healthz},
+		{get, "/readyz", nil, s.readyz},
+	}
 }
 
 // HTTPServer returns an http.Server for Handler with the relay's limits:

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/julienschmidt/httprouter"
 
 	"relay/epoch"
 	"relay/hub"
@@ -117,23 +116,12 @@ var errClosing = errors.New("the relay is closing")
 // (docs/protocol.md, "Event stream"): replay of what is queued after
 // Last-Event-ID, then "ready", then live envelopes as they commit, with
 // pings in between.
-func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	// Once Close has begun no stream starts; Close waits for every stream
-	// counted here.
-	if !s.enterStream() {
-		return errShuttingDown
-	}
-	handedOver := false // the live goroutine owns the count
-	defer func() {
-		if !handedOver {
-			s.wg.Done()
-		}
-	}()
+//
+// Once Close has begun no stream starts; Close waits for every stream the
+// preamble counted (streamSlot), until its release.
+func (s *Server) events(w http.ResponseWriter, r *http.Request, in *checked) error {
 	ctx := r.Context()
-	_, dev, err := s.speaker(r, true)
-	if err != nil {
-		return err
-	}
+	dev := in.device
 	head, err := queue.Head(ctx, s.pool, dev)
 	if err != nil {
 		return err
@@ -191,9 +179,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 			done()
 			return nil
 		}
-		handedOver = true
+		release := in.keep() // the live goroutine owns the count
 		go func() {
-			defer s.wg.Done()
+			defer release()
 			defer done()
 			sm.live(sctx)
 		}()

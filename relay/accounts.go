@@ -1,0 +1,77 @@
+package relay
+
+import (
+	"net/http"
+
+	"relay/canonical"
+	"relay/devices"
+)
+
+// POST and GET /api/accounts: registering, and finding someone by name.
+
+type credentials struct {
+	Username  string `json:"username"`
+	Password  string `json:"password"`
+	PublicKey string `json:"publicKey"`
+}
+
+type accountJSON struct {
+	Username  string `json:"username"`
+	PublicKey string `json:"publicKey,omitempty"`
+}
+
+func checkUsername(u string) error {
+	if !canonical.ValidUsername(u) {
+		return errBadUsername
+	}
+	return nil
+}
+
+func checkPassword(p string) error {
+	if len(p) < devices.MinPassword || len(p) > devices.MaxPassword {
+		return errBadPassword
+	}
+	return nil
+}
+
+// POST /api/accounts
+func (s *Server) createAccount(w http.ResponseWriter, r *http.Request, in *checked) error {
+	var c credentials
+	if err := decodeJSON(in.body, &c); err != nil {
+		return err
+	}
+	if err := checkUsername(c.Username); err != nil {
+		return err
+	}
+	if err := checkPassword(c.Password); err != nil {
+		return err
+	}
+	key, err := devices.ParsePublicKey(c.PublicKey)
+	if err != nil {
+		return err
+	}
+	if err := s.throttleAuth(r, ""); err != nil {
+		return err
+	}
+	sess, err := s.accounts.CreateAccount(r.Context(), c.Username, c.Password, key)
+	if err != nil {
+		return err
+	}
+	s.setSessionCookie(w, sess)
+	writeJSON(w, http.StatusCreated, accountJSON{Username: c.Username})
+	return nil
+}
+
+// GET /api/accounts/:username
+func (s *Server) getAccount(w http.ResponseWriter, r *http.Request, in *checked) error {
+	u := in.params.ByName("username")
+	if err := checkUsername(u); err != nil {
+		return err
+	}
+	acc, err := s.accounts.Lookup(r.Context(), u)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, accountJSON{Username: acc.Username, PublicKey: b64(acc.PublicKey)})
+	return nil
+}
