@@ -60,11 +60,12 @@ func typeRecoveryKey(tb *tab, key string) {
 
 // TestRecoveryKeyRestoresTheAccount: alice has one device. Log out warns
 // that it is the last one holding the account key and offers the recovery
-// key first; she saves it, logs out (the device is revoked on the relay),
-// logs in on a fresh browser, restores with the key, reads what bob sent
-// meanwhile and answers him. Then the audit searches the whole cluster,
-// WAL included, for the recovery key and the account's private scalar and
-// finds neither; a positive control finds both once stored in plain.
+// key first; she saves it and logs out (with a key saved, no new one is
+// offered; the device is revoked on the relay), logs in on a fresh
+// browser, restores with the key, reads what bob sent meanwhile and
+// answers him. Then the audit searches the whole cluster, WAL included,
+// for the recovery key and the account's private scalar and finds
+// neither; a positive control finds both once stored in plain.
 func TestRecoveryKeyRestoresTheAccount(t *testing.T) {
 	conn, dir := cluster(t)
 	r, alice, bob := aliceAndBob(t)
@@ -94,6 +95,11 @@ func TestRecoveryKeyRestoresTheAccount(t *testing.T) {
 
 	alice.do(chromedp.Click(chromedp.ID("logout")))
 	alice.waitFor("the warning with the saved key", `document.getElementById('last-device-warning') && document.getElementById('last-device-warning').textContent.includes('You saved a recovery key')`)
+	// With a key saved, making one first is not offered: it would replace
+	// the one just saved.
+	if eval[bool](alice, `!!document.getElementById('leave-recovery')`) {
+		t.Fatal("the last-device dialog offers to create a recovery key to an account that has one")
+	}
 	alice.do(chromedp.Click(chromedp.ID("leave-confirm")))
 	alice.waitFor("the auth form after logout", `document.getElementById('auth-username')`)
 	if n := r.count(`SELECT count(*) FROM devices WHERE id = $1 AND revoked_at IS NULL`, oldDevice); n != 0 {

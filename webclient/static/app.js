@@ -211,6 +211,9 @@ sync.subscribe(async (ev) => {
   // The open chat of a contact who deleted their account: composer off,
   // no verified mark, no Retry.
   if (ev.type === 'contact-deleted' && ui.current && ui.current.name === 'chat' && ui.current.arg === ev.chat) chatScreen(ev.chat, false);
+  // The open chat's first key: the info panel gets its code and the
+  // Mark as verified button.
+  if (ev.type === 'key' && ui.current && ui.current.name === 'chat' && ui.current.arg === ev.chat) chatScreen(ev.chat, false);
   if (ev.type === 'linked') {
     await sync.load();
     // Restored with the recovery key: whether another device holds the

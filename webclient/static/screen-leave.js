@@ -8,8 +8,9 @@ import { ui, createKeyHash } from './ui.js';
 // lastKeyWarning asks whether this device is the last that holds the
 // account key and, if so, returns the warning to show: that the history
 // here is on no other device, and whether the account itself survives,
-// which depends on a recovery key. When the relay cannot be asked, it
-// warns: losing the account is worse than a warning too many.
+// which depends on a recovery key ({node, keySet}: keySet when the
+// account has one). When the relay cannot be asked, it warns: losing the
+// account is worse than a warning too many.
 async function lastKeyWarning() {
   // A device waiting to be linked holds no account key to lose.
   if (!sync.isLinked()) return null;
@@ -27,7 +28,7 @@ async function lastKeyWarning() {
     : rec.set
       ? ` You saved a recovery key on ${new Date(rec.updatedAt).toLocaleString()}: with it, you can use your account again in a new browser, starting with no history. Keep it at hand.`
       : ' This account has no recovery key, so the account is lost too: no browser can read your messages again. Only your username stays: logging in with it, you can reset the account key and start over with no history, and your contacts see a warning that your key changed.';
-  return el('p', { class: 'warning', id: 'last-device-warning', role: 'alert' }, lost + left);
+  return { node: el('p', { class: 'warning', id: 'last-device-warning', role: 'alert' }, lost + left), keySet: !!(rec && rec.set) };
 }
 
 // leaveText says what logging out (or removing this device) deletes here,
@@ -44,15 +45,17 @@ function leaveText(kind, last) {
 }
 
 // confirmLeave asks before this browser's keys and history are deleted
-// (a logout, or removing this device, named name) and resolves to 'leave', 'recovery'
-// (go to Settings first) or null.
+// (a logout, or removing this device, named name) and resolves to
+// 'leave', 'recovery' (go to Settings first) or null. Making a recovery
+// key first is offered only to an account that has none: a new one would
+// replace the key saved.
 async function confirmLeave(kind, name) {
   const warning = await lastKeyWarning();
   const body = [el('p', { id: 'leave-text' }, leaveText(kind, !!warning))];
   const actions = [];
   if (warning) {
-    body.push(warning);
-    actions.push({ id: 'leave-recovery', value: 'recovery', label: 'Create a recovery key first' });
+    body.push(warning.node);
+    if (!warning.keySet) actions.push({ id: 'leave-recovery', value: 'recovery', label: 'Create a recovery key first' });
   }
   actions.push({ id: 'leave-confirm', value: 'leave', class: 'danger',
     label: warning ? (kind === 'logout' ? 'Log out without a device left' : 'Remove my last device') : (kind === 'logout' ? (sync.isLinked() ? "Log out and delete this browser's history" : 'Log out') : 'Remove this device') });
