@@ -3,8 +3,10 @@ package mlsheader_test
 import (
 	"bytes"
 	"errors"
+	"go/build"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"relay/mlsheader"
@@ -171,4 +173,18 @@ func encodeLength(n int) []byte {
 		return []byte{0x40 | byte(n>>8), byte(n)}
 	}
 	return []byte{0x80 | byte(n>>24), byte(n >> 16), byte(n >> 8), byte(n)}
+}
+
+// TestLeaf: the parser imports nothing of this module, so it can hold no
+// key and touch no table; only the standard library.
+func TestLeaf(t *testing.T) {
+	pkg, err := build.ImportDir(".", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range pkg.Imports {
+		if strings.Contains(imp, ".") || strings.HasPrefix(imp, "relay/") {
+			t.Errorf("mlsheader imports %s; it is a leaf of the standard library only", imp)
+		}
+	}
 }
