@@ -43,6 +43,10 @@ type Envelope struct {
 	// "receipt"), which takes its rate-limit token from a bucket of its
 	// own (ADR 0051). The relay stores nothing of it.
 	Receipt bool
+	// Commit: the client marked the envelope as an MLS commit ("kind":
+	// "commit"), whose body's header the relay reads (package mlsheader)
+	// to accept one commit per group and epoch (ADR 0099).
+	Commit bool
 }
 
 // wire is the JSON a client posts. Other fields (such as a "from") are
@@ -94,17 +98,19 @@ func Parse(data []byte, maxBody int) (Envelope, error) {
 	if len(body) > maxBody {
 		return Envelope{}, fmt.Errorf("%w: body decodes to more than %d bytes", ErrTooLarge, maxBody)
 	}
-	receipt := false
+	receipt, commit := false, false
 	if w.Kind != nil {
 		switch *w.Kind {
 		case "message":
 		case "receipt":
 			receipt = true
+		case "commit":
+			commit = true
 		default:
-			return Envelope{}, fmt.Errorf("%w: kind must be \"message\" or \"receipt\"", ErrBadEnvelope)
+			return Envelope{}, fmt.Errorf("%w: kind must be \"message\", \"receipt\" or \"commit\"", ErrBadEnvelope)
 		}
 	}
-	return Envelope{ID: id, To: *w.To, Body: body, Receipt: receipt}, nil
+	return Envelope{ID: id, To: *w.To, Body: body, Receipt: receipt, Commit: commit}, nil
 }
 
 // ParseID parses an envelope id: a ULID in its canonical 26-character,

@@ -36,6 +36,7 @@ func TestParse(t *testing.T) {
 		{"line break", `{"id":"` + id + `","to":"bob","body":"eA\r\n=="}`, ErrBadEnvelope},
 		{"kind message", `{"id":"` + id + `","to":"bob","body":"eA==","kind":"message"}`, nil},
 		{"kind receipt", `{"id":"` + id + `","to":"bob","body":"eA==","kind":"receipt"}`, nil},
+		{"kind commit", `{"id":"` + id + `","to":"bob","body":"eA==","kind":"commit"}`, nil},
 		{"unknown kind", `{"id":"` + id + `","to":"bob","body":"eA==","kind":"read"}`, ErrBadEnvelope},
 		{"kind not a string", `{"id":"` + id + `","to":"bob","body":"eA==","kind":true}`, ErrBadEnvelope},
 	} {
@@ -46,6 +47,9 @@ func TestParse(t *testing.T) {
 			}
 			if want := tc.name == "kind receipt"; err == nil && env.Receipt != want {
 				t.Fatalf("Receipt = %v, want %v", env.Receipt, want)
+			}
+			if want := tc.name == "kind commit"; err == nil && env.Commit != want {
+				t.Fatalf("Commit = %v, want %v", env.Commit, want)
 			}
 		})
 	}

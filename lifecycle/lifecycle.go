@@ -7,7 +7,7 @@
 // Each change is one function and one transaction that composes the
 // tables' owners: package devices for accounts, sessions and devices,
 // package queue for queues and idempotency records, package push for
-// subscriptions. What a change does outside its transaction happens after
+// subscriptions, package keypackages for MLS key packages. What a change does outside its transaction happens after
 // the commit, in one order for every change and every caller:
 //
 //  1. the notice to the other relay instances is queued inside the
@@ -33,6 +33,7 @@ import (
 
 	"relay/devices"
 	"relay/hub"
+	"relay/keypackages"
 	"relay/push"
 	"relay/queue"
 )
@@ -80,17 +81,22 @@ func (t *Transitions) committed(accountID int64, reason string, devices []string
 	}
 }
 
-// drop deletes what a revoked device leaves: its push subscription, then
-// its queue. The caller has locked the device row in tx.
+// drop deletes what a revoked device leaves: its push subscription, its
+// key packages, then its queue. The caller has locked the device row in
+// tx. The key packages go so that nobody adds a device that can no longer
+// read to a group.
 func drop(ctx context.Context, tx pgx.Tx, device string) error {
 	if err := push.Delete(ctx, tx, device); err != nil {
+		return err
+	}
+	if err := keypackages.Drop(ctx, tx, device); err != nil {
 		return err
 	}
 	return queue.Drop(ctx, tx, device)
 }
 
 // RevokeDevice revokes device of accountID: the device row is marked
-// revoked and its push subscription and queue go, in one transaction; its
+// revoked and its push subscription, key packages and queue go, in one transaction; its
 // stream ends with event: revoked. Another account's device, an unknown id
 // and an already revoked device are devices.ErrUnknownDevice.
 func (t *Transitions) RevokeDevice(ctx context.Context, accountID int64, device string) error {
@@ -110,9 +116,9 @@ func (t *Transitions) RevokeDevice(ctx context.Context, accountID int64, device 
 }
 
 // ReplaceKey replaces the account key as r says (devices.Store.ReplaceKey,
-// ADR 0043): the revoked devices' push subscriptions and queues go in the
-// same transaction, and their streams end with event: revoked. The caller
-// has checked the password.
+// ADR 0043): the revoked devices' push subscriptions, key packages and
+// queues go in the same transaction, and their streams end with event:
+// revoked. The caller has checked the password.
 func (t *Transitions) ReplaceKey(ctx context.Context, r devices.KeyReplacement) error {
 	err := pgx.BeginFunc(ctx, t.pool, func(tx pgx.Tx) error {
 		// ReplaceKey locks the account row, then the device rows in id
@@ -147,7 +153,8 @@ func (t *Transitions) Delete(ctx context.Context, username string, hold time.Dur
 			return err
 		}
 		// Before the devices go: DropAccount finds the queues through them.
-		// The push subscriptions go with the devices (ON DELETE CASCADE).
+		// The push subscriptions and key packages go with the devices (ON
+		// DELETE CASCADE).
 		if err := queue.DropAccount(ctx, tx, acc.ID, acc.Username); err != nil {
 			return err
 		}
@@ -165,7 +172,9 @@ func (t *Transitions) Delete(ctx context.Context, username string, hold time.Dur
 
 // SetDisabled disables or enables the account of username and returns its
 // devices that are not revoked. Disabling ends their streams with event:
-// disabled on every instance; enabling ends nothing. Nothing is deleted.
+// disabled on every instance; enabling ends nothing. Nothing is deleted,
+// key packages neither: disabling is undone by enabling, and a disabled
+// account's devices are still members of their groups.
 // An unknown username is devices.ErrUnknownAccount.
 func (t *Transitions) SetDisabled(ctx context.Context, username string, disabled bool) ([]string, error) {
 	var acc devices.Account

@@ -14,6 +14,7 @@ import (
 
 	"relay/devices"
 	"relay/envelope"
+	"relay/keypackages"
 	"relay/queue"
 )
 
@@ -48,6 +49,8 @@ const (
 	codeBadPushSubscription
 	codeBadQuery
 	codeBadEnvelope
+	codeBadCommit
+	codeBadKeyPackages
 	codeClockSkew
 	codeDeviceRequired
 	codeBadAck
@@ -72,6 +75,8 @@ const (
 	codeCursorAhead
 	codeEpochChanged
 	codeIDConflict
+	codeStaleEpoch
+	codeTooManyKeyPackages
 	codeAccountDeleted
 	codeTooLarge
 	codeTooManyAttempts
@@ -103,6 +108,8 @@ var codes = [numCodes]struct {
 	codeBadPushSubscription: {"bad_push_subscription", http.StatusBadRequest, "a push subscription is {\"endpoint\": an https URL, \"p256dh\" and \"auth\": unpadded base64url keys}"},
 	codeBadQuery:            {"bad_query", http.StatusBadRequest, "the query is not one this endpoint takes; see docs/protocol.md"},
 	codeBadEnvelope:         {"bad_envelope", http.StatusBadRequest, "the envelope is not of the shape POST /api/messages takes"},
+	codeBadCommit:           {"bad_commit", http.StatusBadRequest, "the body of a commit is one MLS message (RFC 9420): version mls10, a public or private message whose content type is commit"},
+	codeBadKeyPackages:      {"bad_key_packages", http.StatusBadRequest, fmt.Sprintf("key packages are standard base64 of 1 to %d bytes each, at most %d one-time ones per request", keypackages.MaxSize, keypackages.MaxOneTime)},
 	codeClockSkew:           {"clock_skew", http.StatusBadRequest, "the time in the envelope id is too far from the server's time; check the device clock"},
 	codeDeviceRequired:      {"device_required", http.StatusBadRequest, "this request speaks as a device: send its id in the X-Device header"},
 	codeBadAck:              {"bad_ack", http.StatusBadRequest, "upTo must be a seq this device was given"},
@@ -127,6 +134,8 @@ var codes = [numCodes]struct {
 	codeCursorAhead:         {"cursor_ahead", http.StatusConflict, "the cursor is beyond the last seq this relay has given this device"},
 	codeEpochChanged:        {"epoch_changed", http.StatusConflict, "the ACK names another history of this device's queue than the relay's (its database was restored or failed over); nothing was deleted: open the stream again and resynchronise"},
 	codeIDConflict:          {"id_conflict", http.StatusConflict, "this envelope id was already used for a different envelope; send it with a new id"},
+	codeStaleEpoch:          {"stale_epoch", http.StatusConflict, "this commit's epoch is not the group's current epoch, given as currentEpoch: apply the commits of the group you have not applied yet and commit again"},
+	codeTooManyKeyPackages:  {"too_many_key_packages", http.StatusConflict, fmt.Sprintf("a device holds at most %d one-time key packages; publish fewer", keypackages.MaxOneTime)},
 	codeAccountDeleted:      {"account_deleted", http.StatusGone, "this account was deleted"},
 	codeTooLarge:            {"too_large", http.StatusRequestEntityTooLarge, "the request body is too large"},
 	codeTooManyAttempts:     {"too_many_attempts", http.StatusTooManyRequests, "too many login or registration attempts; retry later"},
@@ -235,6 +244,7 @@ func toAPIError(err error, requestID string) *apiError {
 	}
 	var skew *envelope.SkewError
 	var tooMany *devices.TooManyDevicesError
+	var tooManyKP *keypackages.TooManyError
 	switch {
 	case errors.As(err, &skew):
 		return clockSkew(skew)
@@ -266,6 +276,12 @@ func toAPIError(err error, requestID string) *apiError {
 		return errNoRecovery
 	case errors.As(err, &tooMany):
 		return tooManyDevices(tooMany.Max)
+	case errors.As(err, &tooManyKP):
+		ae := codeTooManyKeyPackages.errorf("this device holds %d one-time key packages, and may hold at most %d; publish fewer", tooManyKP.Have, keypackages.MaxOneTime)
+		ae.extra = map[string]any{"oneTime": tooManyKP.Have, "max": keypackages.MaxOneTime}
+		return ae
+	case errors.Is(err, keypackages.ErrDeviceGone):
+		return errDeviceForbidden
 	case errors.Is(err, queue.ErrIDConflict):
 		return errIDConflict
 	case errors.Is(err, queue.ErrBadAck):

@@ -104,13 +104,18 @@ func TestDeleteAccount(t *testing.T) {
 	// The tables this test puts rows of alice in. A new table that can
 	// name an account fails here until the test gives it rows too, so
 	// that the deletion is checked on it.
-	seeded := []string{"accounts", "contacts", "devices", "queue", "sent", "sessions", "push_subscriptions"}
+	seeded := []string{"accounts", "contacts", "devices", "queue", "sent", "sessions", "push_subscriptions", "key_packages"}
 	// Tables whose text names the relay, never an account: its VAPID key
 	// pair, its instances' random ids (ADR 0055) and its epoch's token
 	// (ADR 0086).
 	relayOnly := []string{"push_vapid", "relay_instances", "relay_epoch"}
 	if _, err := s.Pool.Exec(ctx, `INSERT INTO push_subscriptions (device_id, endpoint, p256dh, auth) VALUES ($1, 'https://push.example/a', '\x04', '\x01')`, alice.Devices[0]); err != nil {
 		t.Fatal(err)
+	}
+	for _, c := range []*relayclient.Client{alice.device(0), bob.device(0)} {
+		if _, err := c.PublishKeyPackages(ctx, [][]byte{[]byte("one-time")}, []byte("last resort")); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for tb := range cols {
 		if !slices.Contains(seeded, tb) && !slices.Contains(relayOnly, tb) {
@@ -160,7 +165,7 @@ func TestDeleteAccount(t *testing.T) {
 	// bob lost only alice's envelope and her contact row; carol's stays.
 	bobAfter := s.rowsOf(t, cols, s.accountID(t, "bob"), bob)
 	if bobAfter["queue"] != 1 || bobAfter["accounts"] != bobBefore["accounts"] || bobAfter["sessions"] != bobBefore["sessions"] ||
-		bobAfter["contacts"] != 2 {
+		bobAfter["contacts"] != 2 || bobAfter["key_packages"] != 2 {
 		t.Fatalf("bob's rows before %v, after %v", bobBefore, bobAfter)
 	}
 

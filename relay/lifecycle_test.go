@@ -66,7 +66,7 @@ func leftOf(before, after int) left {
 // names the relay, never an account (the VAPID key pair, the instances'
 // random ids, ADR 0055, and the epoch's token, ADR 0086).
 var (
-	lifecycleSeeded    = []string{"accounts", "contacts", "devices", "push_subscriptions", "queue", "sent", "sessions"}
+	lifecycleSeeded    = []string{"accounts", "contacts", "devices", "key_packages", "push_subscriptions", "queue", "sent", "sessions"}
 	lifecycleRelayOnly = []string{"push_vapid", "relay_epoch", "relay_instances"}
 )
 
@@ -92,31 +92,31 @@ func TestLifecycleTables(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, views{
-			"the device": {"devices": kept, "queue": gone, "push_subscriptions": gone},
-			"the other":  {"devices": kept, "queue": kept, "push_subscriptions": kept},
-			"alice":      {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": fewer},
-			"bob":        {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": kept},
+			"the device": {"devices": kept, "queue": gone, "push_subscriptions": gone, "key_packages": gone},
+			"the other":  {"devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
+			"alice":      {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": fewer, "key_packages": fewer},
+			"bob":        {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
 		}},
 		{"replace key", func(t *testing.T, s *testServer, alice *user) {
 			if _, err := alice.device(0).ReplaceKey(context.Background(), password, newKey(t), []string{alice.Devices[1]}, nil); err != nil {
 				t.Fatal(err)
 			}
 		}, views{
-			"the device": {"devices": kept, "queue": gone, "push_subscriptions": gone},
-			"the other":  {"devices": kept, "queue": kept, "push_subscriptions": kept},
-			"alice":      {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": fewer},
-			"bob":        {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": kept},
+			"the device": {"devices": kept, "queue": gone, "push_subscriptions": gone, "key_packages": gone},
+			"the other":  {"devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
+			"alice":      {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": fewer, "key_packages": fewer},
+			"bob":        {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
 		}},
 		{"delete account", func(t *testing.T, s *testServer, alice *user) {
 			if err := alice.device(0).DeleteAccount(context.Background(), password); err != nil {
 				t.Fatal(err)
 			}
 		}, views{
-			"the device": {"devices": gone, "queue": gone, "push_subscriptions": gone},
-			"the other":  {"devices": gone, "queue": gone, "push_subscriptions": gone},
-			"alice":      {"accounts": gone, "sessions": gone, "devices": gone, "contacts": gone, "queue": gone, "sent": gone, "push_subscriptions": gone},
+			"the device": {"devices": gone, "queue": gone, "push_subscriptions": gone, "key_packages": gone},
+			"the other":  {"devices": gone, "queue": gone, "push_subscriptions": gone, "key_packages": gone},
+			"alice":      {"accounts": gone, "sessions": gone, "devices": gone, "contacts": gone, "queue": gone, "sent": gone, "push_subscriptions": gone, "key_packages": gone},
 			// bob keeps his own rows; those that named alice went.
-			"bob": {"accounts": kept, "sessions": kept, "devices": kept, "contacts": gone, "queue": gone, "sent": gone, "push_subscriptions": kept},
+			"bob": {"accounts": kept, "sessions": kept, "devices": kept, "contacts": gone, "queue": gone, "sent": gone, "push_subscriptions": kept, "key_packages": kept},
 		}},
 		{"disable account", func(t *testing.T, s *testServer, alice *user) {
 			if _, err := s.adminTransitions(t).SetDisabled(context.Background(), alice.Name, true); err != nil {
@@ -126,20 +126,20 @@ func TestLifecycleTables(t *testing.T) {
 				t.Fatalf("alice is not disabled")
 			}
 		}, views{
-			"the device": {"devices": kept, "queue": kept, "push_subscriptions": kept},
-			"the other":  {"devices": kept, "queue": kept, "push_subscriptions": kept},
-			"alice":      {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept},
-			"bob":        {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept},
+			"the device": {"devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
+			"the other":  {"devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
+			"alice":      {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
+			"bob":        {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
 		}},
 		{"revoke sessions", func(t *testing.T, s *testServer, alice *user) {
 			if _, _, err := s.adminTransitions(t).RevokeSessions(context.Background(), alice.Name); err != nil {
 				t.Fatal(err)
 			}
 		}, views{
-			"the device": {"devices": kept, "queue": kept, "push_subscriptions": kept},
-			"the other":  {"devices": kept, "queue": kept, "push_subscriptions": kept},
-			"alice":      {"accounts": kept, "sessions": gone, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept},
-			"bob":        {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept},
+			"the device": {"devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
+			"the other":  {"devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
+			"alice":      {"accounts": kept, "sessions": gone, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
+			"bob":        {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
 		}},
 	}
 	for _, c := range cases {
@@ -155,6 +155,10 @@ func TestLifecycleTables(t *testing.T) {
 			s.send(t, alice.device(0), "bob", "to bob")
 			for _, d := range append(slices.Clone(alice.Devices), bob.Devices...) {
 				if _, err := s.Pool.Exec(ctx, `INSERT INTO push_subscriptions (device_id, endpoint, p256dh, auth) VALUES ($1, 'https://push.example/'||$1, '\x04', '\x01')`, d); err != nil {
+					t.Fatal(err)
+				}
+				// One one-time and one last-resort key package each.
+				if _, err := s.Pool.Exec(ctx, `INSERT INTO key_packages (device_id, last_resort, data) VALUES ($1, false, '\x01'), ($1, true, '\x02')`, d); err != nil {
 					t.Fatal(err)
 				}
 			}

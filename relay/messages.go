@@ -28,6 +28,10 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, in *checked) error
 	if err != nil {
 		return err
 	}
+	commit, err := commitHeader(&env) // an MLS commit's header (commits.go)
+	if err != nil {
+		return err
+	}
 	// 4. a known id is answered from its record (ADR 0084). The record is
 	// read only when a check below would refuse the request: an id that
 	// passes them all is recognised by the accept itself, so the common
@@ -82,8 +86,9 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, in *checked) error
 	}
 	// 9. idempotency: a resend that passed the checks above, or that
 	// races its first attempt, is recognised by the accept (ADR 0003)
+	// 10. a commit's epoch, in the accept's transaction (commits.go)
 	expires := recordExpiry(env.ID, now, s.cfg.Skew, s.cfg.DedupWindow)
-	ts, dup, deliveries, err := s.committer.Accept(ctx, qe, expires, now)
+	ts, dup, deliveries, err := s.accept(ctx, qe, commit, expires, now)
 	if errors.Is(err, queue.ErrAccountGone) {
 		// The sender or the recipient was deleted after the checks above;
 		// nothing was stored. Which one decides the answer.

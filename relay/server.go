@@ -51,6 +51,7 @@ type Server struct {
 	// recoveryLimits are fetches of the recovery blob per account
 	// (docs/protocol.md, "GET /api/recovery").
 	recoveryLimits *buckets[int64]
+	claimLimits    *buckets[int64] // key package claims per account (keypackages.go)
 	router         *httprouter.Router
 	patterns       routePatterns // the router's, for the access log
 
@@ -159,6 +160,7 @@ func New(cfg Config) (*Server, error) {
 		// the blob is useless without the recovery key, and the budget
 		// bounds what a stolen session carries away in a burst.
 		recoveryLimits: newBucketsPer[int64](10, time.Hour),
+		claimLimits:    newBuckets[int64](claimsPerMinute),
 		closing:        make(chan struct{}),
 	}
 	s.pusher = push.New(push.Config{
@@ -300,6 +302,7 @@ func (s *Server) housekeeping(ctx context.Context) {
 	s.authLimits.sweep(s.now())
 	s.userLimits.sweep(s.now())
 	s.recoveryLimits.sweep(s.now())
+	s.claimLimits.sweep(s.now())
 }
 
 // BeginClose refuses new event streams (503 shutting_down) and ends every

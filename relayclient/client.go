@@ -31,6 +31,9 @@ type Error struct {
 	ServerTime int64         // clock_skew: the server's Unix milliseconds
 	Head       int64         // cursor_ahead: the device's last seq on the relay
 	Epoch      string        // epoch_changed: the relay's epoch now
+	// CurrentEpoch is stale_epoch's: the epoch the group's next commit
+	// must name.
+	CurrentEpoch uint64
 }
 
 func (e *Error) Error() string {
@@ -158,12 +161,14 @@ func readError(resp *http.Response) error {
 		ServerTime int64  `json:"serverTime"`
 		Head       int64  `json:"head"`
 		Epoch      string `json:"epoch"`
+		Current    uint64 `json:"currentEpoch"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&body); err != nil {
 		e.Code, e.Message = "http_error", resp.Status
 		return e
 	}
 	e.Code, e.Message, e.ServerTime, e.Head, e.Epoch = body.Error, body.Message, body.ServerTime, body.Head, body.Epoch
+	e.CurrentEpoch = body.Current
 	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
 		e.RetryAfter = time.Duration(s) * time.Second
 	}
@@ -294,6 +299,18 @@ func (c *Client) SendReceipt(ctx context.Context, id, to string, body []byte) (A
 	var a Accepted
 	err := c.Do(ctx, http.MethodPost, "/api/messages", map[string]string{
 		"id": id, "to": to, "body": base64.StdEncoding.EncodeToString(body), "kind": "receipt",
+	}, &a)
+	return a, err
+}
+
+// SendCommit posts an envelope marked as an MLS commit ("kind":
+// "commit"): body is one MLSMessage, and the relay accepts it only at its
+// group's current epoch; otherwise the Error is stale_epoch with the
+// epoch in CurrentEpoch (docs/protocol.md, "POST /api/messages").
+func (c *Client) SendCommit(ctx context.Context, id, to string, body []byte) (Accepted, error) {
+	var a Accepted
+	err := c.Do(ctx, http.MethodPost, "/api/messages", map[string]string{
+		"id": id, "to": to, "body": base64.StdEncoding.EncodeToString(body), "kind": "commit",
 	}, &a)
 	return a, err
 }
