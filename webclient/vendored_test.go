@@ -1,10 +1,13 @@
 package webclient
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -152,5 +155,22 @@ func TestShellOfVendored(t *testing.T) {
 		if want := strings.HasSuffix(name, ".js"); in != want {
 			t.Errorf("%s in the shell: %v, want %v", name, in, want)
 		}
+	}
+}
+
+// TestVendoredServed: a vendored module is served as the client's own
+// are, as JavaScript (a module of another type is refused under nosniff)
+// with the same Content-Security-Policy, and its bytes as vendored.
+func TestVendoredServed(t *testing.T) {
+	v := readVendored(t)
+	w := httptest.NewRecorder()
+	Handler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/"+v.Entry, nil))
+	want, _ := fs.ReadFile(Embedded(), v.Entry)
+	if w.Code != http.StatusOK || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/javascript") ||
+		w.Header().Get("Content-Security-Policy") != CSP || !bytes.Equal(w.Body.Bytes(), want) {
+		t.Fatalf("GET /%s: %d, %q, CSP %q, %d bytes", v.Entry, w.Code, w.Header().Get("Content-Type"), w.Header().Get("Content-Security-Policy"), w.Body.Len())
+	}
+	if name, ok := File("/" + v.Entry); !ok || name != "/"+v.Entry {
+		t.Fatalf("File(%q) = %q, %v", v.Entry, name, ok)
 	}
 }

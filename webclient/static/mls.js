@@ -14,7 +14,7 @@
 // for the caller to overwrite. This module does not: in Chromium,
 // overwriting what a received message used up broke the decryption of a
 // later message from another member (TestMLSInterface found it; Node.js
-// did not show it), so the buffers are shared with the state. Forward
+// did not show it), as if the state still used some of them. Forward
 // secrecy rests on what the saved state holds, which no longer has those
 // keys (TestMLSInterface); JavaScript cannot promise to erase memory.
 //
