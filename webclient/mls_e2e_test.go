@@ -85,7 +85,8 @@ func (d *mlsDevice) info() string {
 // TestMLSInterface drives mls.js in real Chromium, one browser profile per
 // device: alice's two devices and bob's one make their MLS identities and
 // key packages, alice's first device creates the chat's group and adds the
-// others by key package, everyone writes and reads, bob commits an update
+// others by key package (a credential check that refuses bob keeps him
+// out), everyone writes and reads, bob commits an update
 // of his leaf and the group moves on, the state goes to bytes and back,
 // and the header of each message reads without keys.
 //
@@ -109,6 +110,15 @@ func TestMLSInterface(t *testing.T) {
 	}
 	if got := mlsRun[[]bool](b1, `return [m.isLastResort(unb64(`+js(b1last[0])+`)), m.isLastResort(unb64(`+js(b1kp[0])+`))];`); !got[0] || got[1] {
 		t.Fatalf("last resort marks: %v, want [true false]", got)
+	}
+
+	// The credential check reaches the library: a group whose check
+	// refuses bob's identity refuses his key package. The control is the
+	// group below, whose check accepts him.
+	refused := mlsRun[string](a1, `const g = await m.createGroup(T.device, te.encode('chat-0'), async (id) => td.decode(id) !== 'bob/1');
+    try { await m.addMembers(g, [unb64(`+js(b1kp[0])+`)]); return 'added'; } catch (e) { return 'refused: ' + e.message; }`)
+	if !strings.HasPrefix(refused, "refused: ") {
+		t.Fatalf("a group whose check refuses bob: %q", refused)
 	}
 
 	type added struct{ Commit, Welcome, Header string }

@@ -68,7 +68,8 @@ function impl() {
 /**
  * Validate says whether a member's credential and signature key are to be
  * trusted: the chats check the device's certification by its account key.
- * It is called for every member the library meets (ADR 0098).
+ * The library calls it for each member it adds or meets in a welcome or a
+ * commit (TestMLSInterface: a refused identity is not added).
  * @typedef {(identity: Uint8Array, signaturePublicKey: Uint8Array) => Promise<boolean>} Validate
  */
 
