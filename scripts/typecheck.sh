@@ -6,6 +6,9 @@
 # exact versions and their integrity are in tools/typecheck/package-lock.json;
 # `npm ci` installs exactly that into tools/typecheck/node_modules (git
 # ignores it). Node.js and npm come from Debian's packages when missing.
+# The vendored libraries (webclient/static/vendor, ADR 0098) are not
+# checked: both read the top folder's modules only, and mls.js's import of
+# ts-mls resolves to the library's own .d.ts files beside its modules.
 # To refresh them: cd tools/typecheck && npm install --save-exact
 # typescript@VERSION eslint@VERSION, then run this script and fix what it
 # finds.

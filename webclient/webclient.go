@@ -18,10 +18,14 @@ import (
 	"net/http"
 	"path"
 	"slices"
+	"strings"
 	"time"
 )
 
-//go:embed static
+// all: because vendored libraries have files whose names start with an
+// underscore (@noble/hashes/_md.js), which a plain pattern leaves out.
+//
+//go:embed all:static
 var files embed.FS
 
 // static is the client's files as the file server sees them.
@@ -73,7 +77,9 @@ const workerFile = "sw.js"
 var shellMarker = []byte(`const SHELL = { version: '', files: [] }; // filled in by the relay`)
 
 // Shell is what the service worker caches for offline use: the page ("/")
-// and every file of the client but the worker itself, under a version that
+// and every file of the client but the worker itself and what the browser
+// never loads (the vendored libraries' licences and type declarations,
+// ADR 0098), under a version that
 // is a hash of all the client's files. A relay whose client changed serves
 // a different sw.js, so the browser installs the new worker, which caches
 // the new shell and deletes the old one (ADR 0065).
@@ -97,7 +103,7 @@ func shellOf(fsys fs.FS) (Shell, error) {
 		}
 		fmt.Fprintf(h, "%d:%s\n%d:", len(name), name, len(b))
 		h.Write(b)
-		if name != workerFile && name != "index.html" {
+		if name != workerFile && name != "index.html" && loaded(name) {
 			sh.Files = append(sh.Files, "/"+name)
 		}
 		return nil
@@ -108,6 +114,16 @@ func shellOf(fsys fs.FS) (Shell, error) {
 	sh.Version = hex.EncodeToString(h.Sum(nil))[:16]
 	return sh, nil
 }
+
+// loaded says whether the browser may load the file: of the vendored
+// libraries (vendor/), only the modules.
+func loaded(name string) bool {
+	return !strings.HasPrefix(name, vendorDir+"/") || strings.HasSuffix(name, ".js")
+}
+
+// vendorDir holds the third-party modules the client imports, as
+// scripts/vendor-clientlibs.sh copies them (ADR 0098).
+const vendorDir = "vendor"
 
 // newClientFiles is fsys with sw.js given the shell of fsys.
 func newClientFiles(fsys fs.FS) (clientFiles, error) {

@@ -1,0 +1,6 @@
+/** @public */
+export const defaultAuthenticationService = {
+    async validateCredential(_credential, _signaturePublicKey) {
+        return true;
+    },
+};

@@ -1,0 +1,2 @@
+import { Rng } from "../../rng.js";
+export declare const defaultRng: Rng;

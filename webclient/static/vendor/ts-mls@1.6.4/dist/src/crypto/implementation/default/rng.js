@@ -1,0 +1,5 @@
+export const defaultRng = {
+    randomBytes(n) {
+        return crypto.getRandomValues(new Uint8Array(n));
+    },
+};

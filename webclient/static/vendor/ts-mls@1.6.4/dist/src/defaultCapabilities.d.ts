@@ -1,0 +1,3 @@
+import { Capabilities } from "./capabilities.js";
+/** @public */
+export declare function defaultCapabilities(): Capabilities;

@@ -1,0 +1,2 @@
+/** @public */
+export const acceptAll = () => "accept";

@@ -1,0 +1,5 @@
+export function addToMap(map, k, v) {
+    const copy = new Map(map);
+    copy.set(k, v);
+    return copy;
+}

@@ -1,0 +1,1 @@
+export declare function arraysEqual<T>(a: T[], b: T[]): boolean;

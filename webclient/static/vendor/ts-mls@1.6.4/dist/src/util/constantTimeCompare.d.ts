@@ -1,0 +1,1 @@
+export declare function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean;
