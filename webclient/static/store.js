@@ -4,7 +4,7 @@
 // transaction (docs/storage.md). The store's modules behind it are the
 // only writers: no other module opens the database or a readwrite
 // transaction (TestOneWriterOfIndexedDB), and none imports them but
-// store.js:
+// store.js (TestOnlyTheStoreImportsItsModules):
 //   storedb.js     the database: its stores, opening, transactions, the
 //                  meta records, deleting it
 //   storeread.js   the reads

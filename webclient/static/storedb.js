@@ -1,7 +1,7 @@
 // storedb.js: the database itself, for the store's modules (store.js):
 // opening it, its transactions, the meta records, and deleting it. Only
-// the store's modules import it; the rest of the client imports store.js,
-// which exports no transaction.
+// the store's modules import it (TestOnlyTheStoreImportsItsModules); the
+// rest of the client imports store.js, which exports no transaction.
 //
 // Stores:
 //   meta      {k, v}: 'account' {username, publicKey, privateKey|null},
