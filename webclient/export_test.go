@@ -3,6 +3,7 @@ package webclient
 import (
 	"io/fs"
 	"net/http"
+	"slices"
 )
 
 // Embedded is the client's files as they are built into the binary, before
@@ -20,3 +21,7 @@ func ClientFor(fsys fs.FS) (http.Handler, Shell, error) {
 	sh, err := shellOf(fsys)
 	return handlerFor(c), sh, err
 }
+
+// StoreWriters are the modules that may write IndexedDB, as
+// TestOneWriterOfIndexedDB reads them: the browser test watches for them.
+func StoreWriters() []string { return slices.Clone(writers) }

@@ -9,9 +9,14 @@ import (
 	"testing"
 )
 
-// writer is the one module of the client that may open IndexedDB and its
-// readwrite transactions (docs/storage.md, "Who writes").
-const writer = "store.js"
+// writers are the modules of the client that may open IndexedDB and its
+// readwrite transactions: the store's modules behind store.js
+// (docs/storage.md, "Who writes").
+var writers = []string{"storedb.js", "storebatch.js", "storeout.js", "storechat.js"}
+
+// storeModules are store.js, the one import of the client for IndexedDB,
+// and the modules behind it, which only store.js and each other import.
+var storeModules = append([]string{"store.js", "storeread.js", "storerows.js"}, writers...)
 
 // storageWrites are the marks of code that opens the database or writes
 // it: the readwrite mode in any kind of quotes, and the indexedDB global
@@ -31,14 +36,16 @@ func storageViolations(src string) []string {
 }
 
 // TestOneWriterOfIndexedDB reads the client's modules as the relay serves
-// them: only the writer opens the database or a readwrite transaction.
+// them: only the writers open the database or a readwrite transaction.
 func TestOneWriterOfIndexedDB(t *testing.T) {
 	names, err := fs.Glob(static, "*.js")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(names, writer) {
-		t.Fatalf("the client has no %s: %v", writer, names)
+	for _, w := range writers {
+		if !slices.Contains(names, w) {
+			t.Fatalf("the client has no %s: %v", w, names)
+		}
 	}
 	for _, name := range names {
 		src, err := fs.ReadFile(static, name)
@@ -46,16 +53,16 @@ func TestOneWriterOfIndexedDB(t *testing.T) {
 			t.Fatal(err)
 		}
 		v := storageViolations(string(src))
-		if name == writer {
-			// The control on real code: the checker finds the writer's
+		if slices.Contains(writers, name) {
+			// The control on real code: the checker finds each writer's
 			// own transactions, so it would find them anywhere else.
 			if len(v) == 0 {
-				t.Errorf("the checker finds no readwrite transaction in %s, the writer", writer)
+				t.Errorf("the checker finds no readwrite transaction in %s, a writer", name)
 			}
 			continue
 		}
 		for _, line := range v {
-			t.Errorf("%s writes IndexedDB, which only %s may: %s", name, writer, line)
+			t.Errorf("%s writes IndexedDB, which only %v may: %s", name, writers, line)
 		}
 	}
 }
@@ -78,6 +85,87 @@ func TestStorageCheckerCatchesWrites(t *testing.T) {
 	} {
 		if got := len(storageViolations(tc.src)) > 0; got != tc.caught {
 			t.Errorf("%q: caught %v, want %v", tc.src, got, tc.caught)
+		}
+	}
+}
+
+// storeImport finds an import of a module by its name, static or dynamic,
+// relative or from the root.
+var storeImport = regexp.MustCompile(`\bimport\b[^'"]*?\(?\s*['"]\.?/(store\w+\.js)['"]|\bfrom\s*['"]\.?/(store\w+\.js)['"]`)
+
+// storeImports returns the store's modules behind store.js that src
+// imports.
+func storeImports(src string) []string {
+	var out []string
+	for _, m := range storeImport.FindAllStringSubmatch(src, -1) {
+		name := m[1] + m[2]
+		if slices.Contains(storeModules, name) && name != "store.js" && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// TestOnlyTheStoreImportsItsModules reads the client's modules: only the
+// store's own import the modules behind store.js, which export the
+// transactions and the helpers of its writes; everyone else imports
+// store.js, which exports operations only (ADR 0033).
+func TestOnlyTheStoreImportsItsModules(t *testing.T) {
+	names, err := fs.Glob(static, "*.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range storeModules {
+		if !slices.Contains(names, m) {
+			t.Fatalf("the client has no %s: %v", m, names)
+		}
+	}
+	for _, name := range names {
+		src, err := fs.ReadFile(static, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := storeImports(string(src))
+		if name == "store.js" {
+			// The control on real code: the checker finds store.js's
+			// own imports of every module behind it that it re-exports.
+			for _, m := range []string{"storedb.js", "storeread.js", "storebatch.js", "storeout.js", "storechat.js"} {
+				if !slices.Contains(got, m) {
+					t.Errorf("the checker does not find store.js's import of %s (it finds %v)", m, got)
+				}
+			}
+			continue
+		}
+		if slices.Contains(storeModules, name) {
+			continue
+		}
+		for _, m := range got {
+			t.Errorf("%s imports %s; only the store's modules may, the others import store.js", name, m)
+		}
+	}
+}
+
+// TestStoreImportCheckerCatchesImports is the control on synthetic
+// modules: each import of a module behind store.js is caught, store.js and
+// other modules are not.
+func TestStoreImportCheckerCatchesImports(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want []string
+	}{
+		{`import { tx } from './storedb.js';`, []string{"storedb.js"}},
+		{`import * as out from "./storeout.js";`, []string{"storeout.js"}},
+		{`export { markSeen } from './storechat.js';`, []string{"storechat.js"}},
+		{`import './storerows.js';`, []string{"storerows.js"}},
+		{`const s = await import('/storebatch.js');`, []string{"storebatch.js"}},
+		{"import {\n  getChats,\n} from './storeread.js';", []string{"storeread.js"}},
+		{`import * as store from './store.js';`, nil},
+		{`import('/store.js').then((s) => s.getChat('bob'));`, nil},
+		{`import { after } from './order.js';`, nil},
+		{`// the rows of storebatch.js`, nil},
+	} {
+		if got := storeImports(tc.src); !slices.Equal(got, tc.want) {
+			t.Errorf("%q: caught %v, want %v", tc.src, got, tc.want)
 		}
 	}
 }

@@ -1,0 +1,148 @@
+// storebatch.js: the store's writes of what the stream brings: a batch
+// with its cursor (ADR 0013), and the rows kept waiting or unknown when
+// they can be read at last.
+
+import { ulidTime } from './ulid.js';
+import { arrive, applyRead } from './readpos.js';
+import { tx, req, done, chatMessages } from './storedb.js';
+import { previewOf, queueReceipts, applyRecord, chatCache } from './storerows.js';
+
+// countIgnored counts records not applied, within the meta transaction.
+async function countIgnored(meta, why, n) {
+  if (!n) return;
+  const c = ((await req(meta.get('ignored'))) || { v: {} }).v;
+  c[why] = (c[why] || 0) + n;
+  meta.put({ k: 'ignored', v: c });
+}
+
+// deliveredIds are the messages of a batch to send a delivery receipt
+// for: new incoming messages from another person, opened.
+function deliverable(m, me) {
+  return m.dir === 'in' && m.from !== me && !m.waiting && !m.undecryptable && !m.unknown && !m.kind;
+}
+
+// addToChat counts a message just written into its chat. A message
+// waiting to decrypt is not unread yet: it counts when it opens.
+function addToChat(ch, m, pub) {
+  if (pub && !ch.publicKey) ch.publicKey = pub;
+  if (m.ts >= ch.lastTs) {
+    ch.lastTs = m.ts;
+    ch.preview = previewOf(m);
+    ch.lastOut = m.dir === 'out';
+  }
+  arrive(ch, m);
+}
+
+// storeBatch writes what a batch of envelopes decrypted to (messages,
+// sealed ones waiting to decrypt, read positions) together with the stream
+// cursor ({lastSeq, epoch}), in one transaction (ADR 0013): the caller ACKs only after it
+// resolved. A known message id changes nothing. A notice of envelopes the
+// relay no longer has ({upTo, reason}) is kept in the same transaction,
+// unless one as far already was. It returns the chats that changed and
+// whether the notice was kept.
+export async function storeBatch(results, cursor, notice, me) {
+  const changed = new Set();
+  const t = await tx(['meta', 'messages', 'chats'], 'readwrite');
+  const ms = t.objectStore('messages');
+  const cs = t.objectStore('chats');
+  const meta = t.objectStore('meta');
+  const { chatOf, putChats } = chatCache(cs);
+  const delivered = new Map(); // chat -> ids to send a delivery receipt for
+  const ignored = { forged: 0, invalid: 0 };
+  const forged = [];
+  for (const r of results) {
+    if (r.kind === 'message') {
+      const m = r.msg;
+      // A known id is ignored entirely: no overwrite, no unread change.
+      if (await req(ms.get(m.id))) continue;
+      const pub = m.pub;
+      delete m.pub;
+      ms.put(m);
+      addToChat(await chatOf(m.chat), m, pub);
+      changed.add(m.chat);
+      if (deliverable(m, me)) delivered.set(m.chat, [...(delivered.get(m.chat) || []), m.id]);
+    } else if (r.kind === 'record') {
+      const outcome = await applyRecord(ms, chatOf, r.rec, { key: r.key, author: r.author, chat: r.chat, me }, changed);
+      if (outcome === 'forged') {
+        ignored.forged++;
+        forged.push(r.rec.type);
+      }
+    } else if (r.kind === 'invalid') {
+      ignored.invalid++;
+    } else if (r.kind === 'read') {
+      const ch = await chatOf(r.chat);
+      let sort = r.sort;
+      if (sort === null) {
+        // A record without an order key names a message: take its key.
+        const m = r.upTo && (await req(ms.get(r.upTo)));
+        sort = m ? m.sort : r.upTo ? ulidTime(r.upTo) : 0;
+      }
+      if (applyRead(ch, await chatMessages(ms, r.chat), { ...r, sort })) changed.add(r.chat);
+    }
+  }
+  putChats();
+  for (const [chat, ids] of delivered) await queueReceipts(meta, chat, 'delivered', ids);
+  await countIgnored(meta, 'forged', ignored.forged);
+  await countIgnored(meta, 'invalid', ignored.invalid);
+  meta.put({ k: 'cursor', v: cursor });
+  let noticed = false;
+  if (notice) {
+    const seen = await req(meta.get('purge'));
+    if (!seen || seen.v.upTo < notice.upTo) {
+      meta.put({ k: 'purge', v: { ...notice, dismissed: false } });
+      noticed = true;
+    }
+  }
+  await done(t);
+  return { changed, noticed, receipts: delivered.size > 0, forged };
+}
+
+// resolveWaiting replaces messages that were waiting to decrypt, each
+// {id, msg}: msg is the message it opened to, or the same one flagged
+// undecryptable for good, or null for a record this client does not show.
+// An id no longer waiting (another tab resolved it) changes nothing, so a
+// message is counted and shown once. It returns the chats that changed.
+export async function resolveWaiting(results, me) {
+  return replaceRows(results, me, (old) => old.waiting);
+}
+
+// resolveUnknown replaces rows of records of a type unknown when they
+// arrived, now that this client reads them, as resolveWaiting does.
+export async function resolveUnknown(results, me) {
+  return replaceRows(results, me, (old) => old.unknown);
+}
+
+// replaceRows replaces stored rows that still are what still(old) says,
+// each by {id, msg} (a message, or a row kept again) or {id, record} (a
+// record to apply, then the row goes) or {id} (nothing to show). A row no
+// longer so (another tab resolved it) changes nothing, so a message is
+// counted and shown once. It returns the chats that changed.
+async function replaceRows(results, me, still) {
+  const changed = new Set();
+  const t = await tx(['meta', 'messages', 'chats'], 'readwrite');
+  const ms = t.objectStore('messages');
+  const cs = t.objectStore('chats');
+  const meta = t.objectStore('meta');
+  const { chatOf, putChats } = chatCache(cs);
+  let forged = 0;
+  for (const { id, msg, record } of results) {
+    const old = await req(ms.get(id));
+    if (!old || !still(old)) continue;
+    changed.add(old.chat);
+    ms.delete(id);
+    if (record) {
+      if ((await applyRecord(ms, chatOf, record.rec, { key: record.key, author: record.author, chat: record.chat, me }, changed)) === 'forged') forged++;
+      continue;
+    }
+    if (!msg) continue;
+    const pub = msg.pub;
+    delete msg.pub;
+    ms.put(msg);
+    addToChat(await chatOf(msg.chat), msg, pub);
+    if (deliverable(msg, me)) await queueReceipts(meta, msg.chat, 'delivered', [msg.id]);
+  }
+  putChats();
+  await countIgnored(meta, 'forged', forged);
+  await done(t);
+  return changed;
+}

@@ -1,0 +1,228 @@
+// storedb.js: the database itself, for the store's modules (store.js):
+// opening it, its transactions, the meta records, and deleting it. Only
+// the store's modules import it (TestOnlyTheStoreImportsItsModules); the
+// rest of the client imports store.js, which exports no transaction.
+//
+// Stores:
+//   meta      {k, v}: 'account' {username, publicKey, privateKey|null},
+//                     'device' {id, publicKey, privateKey, name},
+//                     'cursor' {lastSeq, epoch}: lastSeq null after a
+//                     resync, until the next envelope or ready,
+//                     'purge' {upTo, reason, at, dismissed}
+//   messages  {id, chat, from, fromDevice, to, dir ('in'|'out'), text, ts,
+//              sort, status, error, seq, tries, body, bodyFor, waiting,
+//              undecryptable}; index 'chat' on [chat, sort]. body is the
+//              sealed envelope in base64: of an outgoing message until its
+//              202, of a received one that is waiting to decrypt or
+//              undecryptable, for good.
+//   chats     {username, lastTs, preview, lastOut, unread, read, late,
+//              readThere, readAhead, publicKey, keyChanged, verified};
+//              read is the read position {sort, id, v, base}, late the
+//              ids behind it still unread, readThere the last position
+//              taken from another device, readAhead ids read on another
+//              device and not here yet (readpos.js); lastOut: the preview
+//              is of a message sent from the account; verified: the person
+//              marked the safety code of publicKey as compared, here
+//   meta 'reads' {chat: {chat, upTo, sort, v, base, ids}}: read records
+//              not yet accepted by the relay, the newest position of each
+//              chat with the late ids seen since the last one sent
+//   meta 'receipts' {chat: {delivered: [ids], read: [ids]}}: receipts to
+//              send to the chat's other person, not yet accepted
+//   meta 'prefs' {readReceipts}: this device's settings
+//   meta 'ignored' {forged, invalid}: records not applied (docs/crypto.md)
+// A message row also holds what records did to it (docs/storage.md,
+// "Records"): replyTo, edited {sort, id}, deleted {sort, id}, reactions
+// {emoji: {username: {on, sort, id}}}, tick ('delivered'|'read', of an
+// outgoing message), hidden (deleted for me). A row with unknown: true
+// keeps a record of a type this client does not know, as JSON in record.
+// A row with kind ('edit'|'delete'|'reaction') is a record of the outbox,
+// rec its fields: not a message, sent in the chat's order, applied to its
+// target with the relay's ts once accepted.
+
+const NAME = 'relay';
+const VERSION = 1;
+let dbp = null;
+
+// NoDatabase: this profile has no database, so nothing to read or write.
+// Only startDevice creates it (a new account here); clearAll deletes it
+// (a logout, the account's deletion). Any other open that would create it
+// is aborted: a read or a write still under way in some tab when this or
+// another tab deleted the database would otherwise bring it back, empty
+// or with rows of the account just erased (ADR 0089).
+export class NoDatabase extends Error {
+  constructor() {
+    super('This browser holds no account.');
+    this.name = 'NoDatabase';
+  }
+}
+
+function openDB(create = false) {
+  // An open without create may still be settling: a missing database
+  // is created once it has failed.
+  if (create && dbp) return dbp.catch(() => openDB(true));
+  if (!dbp) {
+    let missing = false;
+    dbp = new Promise((resolve, reject) => {
+      const request = indexedDB.open(NAME, VERSION);
+      request.onupgradeneeded = (ev) => {
+        if (ev.oldVersion === 0 && !create) {
+          missing = true;
+          request.transaction.abort(); // the new, empty database goes with it
+          return;
+        }
+        const db = request.result;
+        db.createObjectStore('meta', { keyPath: 'k' });
+        const m = db.createObjectStore('messages', { keyPath: 'id' });
+        m.createIndex('chat', ['chat', 'sort']);
+        db.createObjectStore('chats', { keyPath: 'username' });
+      };
+      request.onsuccess = () => {
+        const db = request.result;
+        // Another tab deletes the database (a logout, a new account):
+        // close at once, or its delete waits for this tab to close, and
+        // so does every open queued behind it. The next read opens anew.
+        db.onversionchange = () => {
+          db.close();
+          if (dbp === p) dbp = null;
+        };
+        db.onclose = () => {
+          if (dbp === p) dbp = null;
+        };
+        resolve(db);
+      };
+      request.onerror = () => reject(missing ? new NoDatabase() : request.error);
+    });
+    const p = dbp;
+    p.catch(() => {
+      if (dbp === p) dbp = null;
+    });
+  }
+  return dbp;
+}
+
+// done settles when the transaction t commits (or fails when it aborts):
+// a write is done only then.
+export function done(t) {
+  return new Promise((resolve, reject) => {
+    t.oncomplete = () => resolve();
+    t.onerror = () => reject(t.error);
+    t.onabort = () => reject(t.error || new Error('transaction aborted'));
+  });
+}
+
+// req is the result of the request r.
+export function req(r) {
+  return new Promise((resolve, reject) => {
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+}
+
+// tx opens a transaction over stores; only startDevice may create the
+// database (create).
+export async function tx(stores, mode = 'readonly', create = false) {
+  const db = await openDB(create);
+  return db.transaction(stores, mode);
+}
+
+// newChat is a chat of which nothing was stored yet.
+export function newChat(username) {
+  return { username, lastTs: 0, preview: '', unread: 0, read: { sort: 0, id: '', v: 0 } };
+}
+
+// chatMessages returns a chat's rows, within the transaction of ms, in the
+// chat's order.
+export async function chatMessages(ms, chat) {
+  const range = IDBKeyRange.bound([chat, -Infinity], [chat, Infinity]);
+  return req(ms.index('chat').getAll(range));
+}
+
+// ---- the meta records ----
+
+// getMeta is undefined where there is no database: a profile that holds
+// no account has none of its records.
+export async function getMeta(k) {
+  let t;
+  try {
+    t = await tx(['meta']);
+  } catch (e) {
+    if (e instanceof NoDatabase) return undefined;
+    throw e;
+  }
+  const r = await req(t.objectStore('meta').get(k));
+  return r ? r.v : undefined;
+}
+
+// hadAccount reports whether this browser profile ever held an account,
+// so that the first screen offers Log in rather than Create account. The
+// flag is in localStorage, outside the database a logout deletes, and
+// holds no name: only that there was one.
+const hadAccountKey = 'relay.hadAccount';
+
+export function hadAccount() {
+  try {
+    return localStorage.getItem(hadAccountKey) === '1';
+  } catch {
+    return false; // storage refused: a newcomer's screen is the safe guess
+  }
+}
+
+function rememberAccount() {
+  try {
+    localStorage.setItem(hadAccountKey, '1');
+  } catch { /* only the first screen's choice depends on it */ }
+}
+
+// ---- writes of the meta records, and of the whole database ----
+
+async function putMeta(pairs, create = false) {
+  const t = await tx(['meta'], 'readwrite', create);
+  for (const [k, v] of pairs) t.objectStore('meta').put({ k, v });
+  await done(t);
+}
+
+// clearAll deletes the whole database: a new account on this profile, or
+// a logout.
+// The other tabs close their connections on versionchange, so the delete
+// completes; resolving while it is still blocked would leave every later
+// open queued behind it.
+export async function clearAll() {
+  if (dbp) {
+    try {
+      (await dbp).close();
+    } catch { /* it did not open */ }
+  }
+  dbp = null;
+  await new Promise((resolve, reject) => {
+    const r = indexedDB.deleteDatabase(NAME);
+    r.onsuccess = () => resolve();
+    r.onerror = () => reject(r.error);
+  });
+}
+
+// startDevice records this profile's account and device, with a stream
+// cursor at the start. It alone creates the database.
+export function startDevice(account, device) {
+  rememberAccount();
+  return putMeta([['account', account], ['device', device], ['cursor', { lastSeq: 0 }]], true);
+}
+
+// setAccount records the account again: once linked, with its key.
+export function setAccount(account) {
+  rememberAccount();
+  return putMeta([['account', account]]);
+}
+
+export function setPurgeNotice(notice) {
+  return putMeta([['purge', notice]]);
+}
+
+// rewind starts a resync (docs/storage.md, "A history that went back"): a
+// cursor of epoch that trusts no seq, and the notice, in one transaction.
+export function rewind(epoch, notice) {
+  return putMeta([['cursor', { lastSeq: null, epoch }], ['purge', notice]]);
+}
+
+export function setPrefs(p) {
+  return putMeta([['prefs', p]]);
+}

@@ -1,0 +1,81 @@
+// storerows.js: what the store's writes share, each within a transaction
+// its caller opened: a chat's preview, the receipts to send, a record
+// applied to its message, and the chats of a transaction read once. It
+// opens no transaction itself.
+
+import * as records from './records.js';
+import { countUnread } from './readpos.js';
+import { req, newChat, chatMessages } from './storedb.js';
+
+// previewOf is what the chat list shows of a message.
+export function previewOf(m) {
+  if (m.waiting) return 'Waiting to decrypt…';
+  if (m.undecryptable) return 'Could not decrypt';
+  if (m.deleted) return 'This message was deleted';
+  if (m.unknown) return 'Needs a newer version of the app';
+  return m.text.slice(0, 80);
+}
+
+// refreshPreview sets the chat's preview from its last message shown,
+// after an edit, a deletion or a "delete for me" changed it.
+export function refreshPreview(ch, msgs) {
+  const last = msgs.filter((m) => !m.kind && !m.hidden).pop();
+  ch.preview = last ? previewOf(last) : '';
+}
+
+// queueReceipts adds message ids to the receipts to send to chat's other
+// person, within the meta transaction t. A read receipt stands for
+// delivery too: its ids leave the delivered list.
+export async function queueReceipts(meta, chat, status, ids) {
+  if (!ids.length) return;
+  const all = ((await req(meta.get('receipts'))) || { v: {} }).v;
+  const q = all[chat] || { delivered: [], read: [] };
+  const add = new Set(ids);
+  if (status === 'read') q.delivered = q.delivered.filter((id) => !add.has(id));
+  const have = new Set(q[status]);
+  for (const id of ids) if (!have.has(id)) q[status].push(id);
+  all[chat] = q;
+  meta.put({ k: 'receipts', v: all });
+}
+
+// applyRecord applies a record to the message it names, within the
+// transaction of ms and chatOf: rec is {type, target|ids, …}, ctx
+// {key, author, chat, me}. It returns 'applied', 'forged', or why it
+// changed nothing (records.apply), and adds the chat to changed.
+export async function applyRecord(ms, chatOf, rec, ctx, changed) {
+  const targets = rec.type === 'receipt' ? rec.ids : [rec.target];
+  let outcome = 'missing';
+  for (const id of targets) {
+    const target = await req(ms.get(id));
+    if (!target) continue;
+    const r = records.apply(target, rec, ctx);
+    if (r === 'forged') return 'forged';
+    if (r !== 'applied') continue;
+    outcome = 'applied';
+    ms.put(target);
+    changed.add(ctx.chat);
+    if (rec.type === 'edit' || rec.type === 'delete') {
+      const ch = await chatOf(ctx.chat);
+      const msgs = (await chatMessages(ms, ctx.chat)).map((m) => (m.id === target.id ? target : m));
+      refreshPreview(ch, msgs);
+      if (rec.type === 'delete') ch.unread = countUnread(msgs, ch);
+    }
+  }
+  return outcome;
+}
+
+// chatCache reads each chat of a transaction's store cs once: chatOf(u)
+// returns the chat to change (a new one if there is none), putChats writes
+// back every chat read.
+export function chatCache(cs) {
+  const chats = new Map();
+  return {
+    chatOf: async (u) => {
+      if (!chats.has(u)) chats.set(u, (await req(cs.get(u))) || newChat(u));
+      return chats.get(u);
+    },
+    putChats: () => {
+      for (const ch of chats.values()) cs.put(ch);
+    },
+  };
+}
