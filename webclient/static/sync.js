@@ -1,6 +1,6 @@
 // sync.js: what the screens may ask for, in one import. Each function
 // belongs to the module of its role (docs/storage.md):
-//   store.js     the only writer of IndexedDB
+//   store.js     the store: its modules are the only writers of IndexedDB
 //   account.js   this profile's account and device, and the key cache
 //   election.js  which tab owns the stream; events between tabs
 //   stream.js    the event stream: EventSource, reconnects, ACK timing
