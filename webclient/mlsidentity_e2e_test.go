@@ -184,7 +184,9 @@ type claimed struct {
 // and a last-resort one on the relay, each naming a credential that
 // another account's client accepts (checkMember); a device waiting to be
 // linked publishes none; a device that runs low tops up to 20 at its
-// next ready; a logout leaves none of the device's on the relay.
+// next ready; after a rotation of the account key each device publishes
+// packages the new key certifies; a logout leaves none of the device's on
+// the relay.
 func TestKeyPackagesPublished(t *testing.T) {
 	r, alice, bob := aliceAndBob(t)
 	a1 := alice.deviceID()
@@ -268,6 +270,30 @@ func TestKeyPackagesPublished(t *testing.T) {
 	alice.keepPublished()
 	if o, l := r.keyPackagesOf(a1); o != 20 || l != 1 {
 		t.Fatalf("a second upkeep after the top-up: %d and %d", o, l)
+	}
+
+	// A rotation of the account key: the relay drops every package of
+	// the account, certified by the old key; each device certifies its
+	// signature key with the new one and publishes anew, and bob, who
+	// looks the new key up, accepts them.
+	if n := eval[float64](alice, `import('/sync.js').then((s) => s.rotateAccountKey(`+js(password)+`, []))`); n != 1 {
+		t.Fatalf("the new key is sent to %v devices, want 1", n)
+	}
+	r.waitKeyPackages("the rotating device, after the rotation", a1, 20, 1)
+	r.waitKeyPackages("the other device, after the rotation", a2, 20, 1)
+	rotated := eval[[]bool](bob, `(async () => {
+  const s = await import('/sync.js');
+  const mls = await import('/mls.js');
+  const c = await import('/crypto.js');
+  const out = [];
+  for (const d of await `+claimScript+`) {
+    const member = mls.keyPackageMember(c.b64decode(d.keyPackage));
+    out.push(await s.checkMember(member.identity, member.signaturePublicKey));
+  }
+  return out;
+})()`)
+	if len(rotated) != 2 || !rotated[0] || !rotated[1] {
+		t.Fatalf("after the rotation, bob's checks of alice's devices: %v", rotated)
 	}
 
 	// A logout revokes the device: none of its packages stays.

@@ -155,6 +155,10 @@ async function publish() {
   const acct = await store.getMeta('account');
   const dev = await store.getMeta('device');
   if (!acct || !acct.privateKey || !dev) return;
+  // A key held that the directory no longer serves was replaced on
+  // another device, whose link envelope brings the new one ('linked'):
+  // packages certified by the old one would be refused.
+  if (c.b64encode(c.b64decode((await api.lookup(acct.username)).publicKey)) !== c.b64encode(acct.publicKey)) return;
   let id = await store.getMeta('mls');
   if (!current(id, acct, dev)) {
     id = await certify(id, acct, dev);
