@@ -1,6 +1,7 @@
 package webclient_test
 
 import (
+	"context"
 	"fmt"
 	"net/http/httptest"
 	"testing"
@@ -194,6 +195,15 @@ func TestKeyPackagesPublished(t *testing.T) {
 	alice.keepPublished()
 	if o, l := r.keyPackagesOf(a1); o != 20 || l != 1 {
 		t.Fatalf("a second upkeep changed what the device holds: %d and %d", o, l)
+	}
+	// A relay that holds no last-resort package of the device gets one,
+	// and nothing more.
+	if _, err := r.Pool.Exec(context.Background(), `DELETE FROM key_packages WHERE device_id = $1 AND last_resort`, a1); err != nil {
+		t.Fatal(err)
+	}
+	alice.keepPublished()
+	if o, l := r.keyPackagesOf(a1); o != 20 || l != 1 {
+		t.Fatalf("after the last-resort package went, the upkeep left %d and %d", o, l)
 	}
 
 	// A device waiting to be linked has no account key: it publishes
