@@ -16,8 +16,9 @@ import (
 )
 
 // Tables are the relay's tables that hold rows of accounts, in the order
-// Vacuum rewrites them.
-var Tables = []string{"accounts", "sessions", "devices", "contacts", "queue", "sent", "held_names"}
+// Vacuum rewrites them. key_packages holds credentials that name their
+// account and device (ADR 0100).
+var Tables = []string{"accounts", "sessions", "devices", "contacts", "queue", "sent", "held_names", "key_packages"}
 
 // Vacuum rewrites each of Tables with VACUUM FULL and then runs CHECKPOINT.
 // ANALYZE, in the same statement, rebuilds the planner's statistics from

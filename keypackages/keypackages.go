@@ -171,3 +171,15 @@ func Drop(ctx context.Context, tx pgx.Tx, device string) error {
 	}
 	return nil
 }
+
+// DropAccount deletes, inside tx, every key package of the account's
+// devices: its key was replaced, and each package names a credential the
+// old key certified, which members now refuse (ADR 0100). The devices
+// that stay publish again once they hold the new key. The caller holds
+// the account row's lock.
+func DropAccount(ctx context.Context, tx pgx.Tx, accountID int64) error {
+	if _, err := tx.Exec(ctx, `DELETE FROM key_packages WHERE device_id IN (SELECT id FROM devices WHERE account_id = $1)`, accountID); err != nil {
+		return fmt.Errorf("deleting the account's key packages: %w", err)
+	}
+	return nil
+}

@@ -117,8 +117,9 @@ func (t *Transitions) RevokeDevice(ctx context.Context, accountID int64, device 
 
 // ReplaceKey replaces the account key as r says (devices.Store.ReplaceKey,
 // ADR 0043): the revoked devices' push subscriptions, key packages and
-// queues go in the same transaction, and their streams end with event:
-// revoked. The caller has checked the password.
+// queues go in the same transaction, with every key package of the
+// account's other devices (ADR 0100), and the revoked devices' streams end
+// with event: revoked. The caller has checked the password.
 func (t *Transitions) ReplaceKey(ctx context.Context, r devices.KeyReplacement) error {
 	err := pgx.BeginFunc(ctx, t.pool, func(tx pgx.Tx) error {
 		// ReplaceKey locks the account row, then the device rows in id
@@ -131,7 +132,9 @@ func (t *Transitions) ReplaceKey(ctx context.Context, r devices.KeyReplacement) 
 				return err
 			}
 		}
-		return nil
+		// The other devices' key packages name credentials the old key
+		// certified: they go too, and each device publishes new ones.
+		return keypackages.DropAccount(ctx, tx, r.AccountID)
 	})
 	if err != nil {
 		return err

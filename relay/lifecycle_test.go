@@ -101,10 +101,12 @@ func TestLifecycleTables(t *testing.T) {
 			if _, err := alice.device(0).ReplaceKey(context.Background(), password, newKey(t), []string{alice.Devices[1]}, nil); err != nil {
 				t.Fatal(err)
 			}
+			// Every key package of the account goes: the old key
+			// certified their credentials.
 		}, views{
 			"the device": {"devices": kept, "queue": gone, "push_subscriptions": gone, "key_packages": gone},
-			"the other":  {"devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
-			"alice":      {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": fewer, "key_packages": fewer},
+			"the other":  {"devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": gone},
+			"alice":      {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": fewer, "key_packages": gone},
 			"bob":        {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
 		}},
 		{"delete account", func(t *testing.T, s *testServer, alice *user) {

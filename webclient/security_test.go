@@ -230,8 +230,11 @@ func TestOtherOriginCannotUseTheSession(t *testing.T) {
 		t.Fatalf("after alice's message the relay holds %s", before)
 	}
 
-	// The relay tab leaves the relay's page, so that every request the
-	// relay sees from now on comes from the other origin.
+	// The stream owner publishes its key packages in the background,
+	// loading the MLS library (ADR 0100): it finishes on the relay's page
+	// first. Then the relay tab leaves the relay's page, so that every
+	// request the relay sees from now on comes from the other origin.
+	alice.keepPublished()
 	alice.do(chromedp.Navigate("about:blank"))
 	mark := seen.len()
 

@@ -80,3 +80,5 @@ export const pushKey = () => call('GET', '/api/push/key');
 export const getPush = () => call('GET', '/api/push');
 export const putPush = (endpoint, p256dh, auth) => call('PUT', '/api/push', { endpoint, p256dh, auth });
 export const deletePush = () => call('DELETE', '/api/push');
+export const publishKeyPackages = (oneTime, lastResort) => call('POST', '/api/keypackages', lastResort ? { oneTime, lastResort } : { oneTime });
+export const keyPackages = () => call('GET', '/api/keypackages');

@@ -215,6 +215,39 @@ export async function safetyCode(userA, pubA, userB, pubB) {
   return digits(await sha256(data), 30, 5);
 }
 
+// ---- device certificates (docs/crypto.md, "Device credentials") ----
+
+// The account key signs with ECDSA too: the same P-256 scalar, imported a
+// second time for signing, over a message no ECDH input can be (ADR 0100).
+const ECDSA = { name: 'ECDSA', namedCurve: 'P-256' };
+const ECDSA_SHA256 = { name: 'ECDSA', hash: 'SHA-256' };
+export const CERTIFICATE_SIZE = 64;
+
+function certificateMessage(username, deviceId, sigPub) {
+  return concat(te.encode(`relay device certificate v1\u0000${username}\u0000${deviceId}\u0000`), sigPub);
+}
+
+// certifyDevice signs, with the account's private key, that the device
+// deviceId of username holds the MLS signature key sigPub: 64 bytes, r ‖ s.
+export async function certifyDevice(accountPriv, username, deviceId, sigPub) {
+  const { d, x, y } = await subtle.exportKey('jwk', accountPriv);
+  const key = await subtle.importKey('jwk', { kty: 'EC', crv: 'P-256', d, x, y }, ECDSA, false, ['sign']);
+  return new Uint8Array(await subtle.sign(ECDSA_SHA256, key, certificateMessage(username, deviceId, sigPub)));
+}
+
+// checkDeviceCertificate says whether cert is the account key accountPub's
+// signature over the device deviceId of username holding sigPub.
+export async function checkDeviceCertificate(accountPub, username, deviceId, sigPub, cert) {
+  if (!(cert instanceof Uint8Array) || cert.length !== CERTIFICATE_SIZE) return false;
+  let key;
+  try {
+    key = await subtle.importKey('raw', accountPub, ECDSA, false, ['verify']);
+  } catch {
+    return false;
+  }
+  return subtle.verify(ECDSA_SHA256, key, new Uint8Array(cert), certificateMessage(username, deviceId, sigPub));
+}
+
 // ---- recovery key (docs/crypto.md "Recovery key") ----
 
 export const RECOVERY_KEY_SIZE = 20;

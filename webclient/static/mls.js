@@ -150,6 +150,18 @@ export function isLastResort(keyPackage) {
 }
 
 /**
+ * keyPackageMember is who a key package says it is: its credential's
+ * identity and its signature key, to be checked before it is added.
+ * @param {Uint8Array} keyPackage
+ * @returns {{identity: Uint8Array | null, signaturePublicKey: Uint8Array}}
+ */
+export function keyPackageMember(keyPackage) {
+  const leaf = decodeKeyPackage(keyPackage).leafNode;
+  const cred = leaf.credential;
+  return { identity: cred.credentialType === 'basic' ? cred.identity : null, signaturePublicKey: leaf.signaturePublicKey };
+}
+
+/**
  * createGroup makes a group of one, this device, named groupId.
  * @param {Device} device
  * @param {Uint8Array} groupId

@@ -16,7 +16,7 @@
 
 // ---- the database and the meta records ----
 
-export { NoDatabase, getMeta, hadAccount, clearAll, startDevice, setAccount, setPurgeNotice, rewind, setPrefs } from './storedb.js';
+export { NoDatabase, getMeta, hadAccount, clearAll, startDevice, setAccount, setPurgeNotice, rewind, setPrefs, keepMLSIdentity } from './storedb.js';
 
 // ---- reads ----
 

@@ -30,6 +30,11 @@
 //              send to the chat's other person, not yet accepted
 //   meta 'prefs' {readReceipts}: this device's settings
 //   meta 'ignored' {forged, invalid}: records not applied (docs/crypto.md)
+//   meta 'mls' {device, accountKey, identity, signaturePublicKey,
+//              signaturePrivateKey, published}: this device's MLS identity
+//              (mlsidentity.js, ADR 0100), certified by accountKey
+//   meta 'keyPackages' [{keyPackage, secret}]: the key packages this
+//              device made, with their private keys, to join from a welcome
 // A message row also holds what records did to it (docs/storage.md,
 // "Records"): replyTo, edited {sort, id}, deleted {sort, id}, reactions
 // {emoji: {username: {on, sort, id}}}, tick ('delivered'|'read', of an
@@ -225,4 +230,19 @@ export function rewind(epoch, notice) {
 
 export function setPrefs(p) {
   return putMeta([['prefs', p]]);
+}
+
+// keepMLSIdentity records this device's MLS identity and adds the key
+// packages made with it (with their private keys) to those kept, in one
+// transaction: kept before they are published, so that none is on the
+// relay that this device could not join with.
+export async function keepMLSIdentity(identity, keyPackages = []) {
+  const t = await tx(['meta'], 'readwrite');
+  const ms = t.objectStore('meta');
+  ms.put({ k: 'mls', v: identity });
+  if (keyPackages.length) {
+    const kept = await req(ms.get('keyPackages'));
+    ms.put({ k: 'keyPackages', v: [...(kept ? kept.v : []), ...keyPackages] });
+  }
+  await done(t);
 }

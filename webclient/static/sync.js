@@ -14,6 +14,8 @@
 //   notifications.js  Web Push on this device, with sw.js
 //   shell.js     the offline app shell: registers sw.js
 //   devicewatch.js  the account's devices, polled while visible
+//   mlsidentity.js  this device's MLS identity and key packages, and the
+//                check of another member's
 // Screens read what is stored through store.js and change it only here.
 
 import * as account from './account.js';
@@ -32,6 +34,7 @@ export { markSeen, markUnread } from './readstate.js';
 export { openChat, acceptKey, safetyCode, setVerified, isDeleted } from './contacts.js';
 export { state as notificationState, enable as enableNotifications, disable as disableNotifications } from './notifications.js';
 export { install as installShell } from './shell.js';
+export { checkMember } from './mlsidentity.js';
 export { start as watchDevices, stop as unwatchDevices, devices, known as knownDevices, POLL_MS as DEVICE_POLL_MS } from './devicewatch.js';
 
 // A push came while this tab is open: the stream owner syncs now if its
