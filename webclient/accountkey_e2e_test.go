@@ -126,3 +126,14 @@ func TestRotateAccountKey(t *testing.T) {
 	laptop.waitMessage("to the new key")
 	laptop.waitMessage("from the phone after the rotation")
 }
+
+// TestFirstKeyShowsInTheOpenChat: a chat opened before the contact's key
+// was ever fetched shows "Mark as verified" and the safety code once the
+// key is recorded, with nothing else happening in the chat.
+func TestFirstKeyShowsInTheOpenChat(t *testing.T) {
+	_, alice, _ := aliceAndBob(t)
+	alice.openChat("bob")
+	alice.do(chromedp.Click(chromedp.ID("safety-btn")))
+	alice.waitKeyRecorded("bob")
+	alice.waitFor("Mark as verified and the code in the open panel", `document.getElementById('verify-btn') && document.getElementById('verify-btn').textContent === 'Mark as verified' && /^\d{5}( \d{5}){5}$/.test(document.getElementById('safety-code').textContent)`)
+}

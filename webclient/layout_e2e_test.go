@@ -358,17 +358,6 @@ func TestChatInfoVerified(t *testing.T) {
 	}
 }
 
-// TestFirstKeyShowsInTheOpenChat: a chat opened before the contact's key
-// was ever fetched shows "Mark as verified" and the safety code once the
-// key is recorded, with nothing else happening in the chat.
-func TestFirstKeyShowsInTheOpenChat(t *testing.T) {
-	_, alice, _ := aliceAndBob(t)
-	alice.openChat("bob")
-	alice.do(chromedp.Click(chromedp.ID("safety-btn")))
-	alice.waitKeyRecorded("bob")
-	alice.waitFor("Mark as verified and the code in the open panel", `document.getElementById('verify-btn') && document.getElementById('verify-btn').textContent === 'Mark as verified' && /^\d{5}( \d{5}){5}$/.test(document.getElementById('safety-code').textContent)`)
-}
-
 // TestFirstScreen: a browser that never held an account opens on Create
 // account, one that did on Log in. Switching keeps what was typed; the
 // username is lower-cased and its rule shown before any mistake; the
