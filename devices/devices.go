@@ -400,6 +400,21 @@ func (s *Store) Devices(ctx context.Context, accountID int64) ([]Device, error) 
 	})
 }
 
+// DeviceIDs lists the ids of an account's devices that are not revoked,
+// in id order: the devices that may be members of its MLS groups (ADR
+// 0101). The same devices as a key package claim's (package keypackages).
+func (s *Store) DeviceIDs(ctx context.Context, accountID int64) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id FROM devices WHERE account_id = $1 AND revoked_at IS NULL ORDER BY id`, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("listing the device ids: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("listing the device ids: %w", err)
+	}
+	return ids, nil
+}
+
 // OpenStream records that a device opened its event stream now, on relay
 // instance instance, and returns the stream's generation: one more than any
 // earlier stream of the device, on any relay instance (ADR 0016, ADR 0055).

@@ -75,3 +75,30 @@ func (s *Server) getAccount(w http.ResponseWriter, r *http.Request, in *checked)
 	writeJSON(w, http.StatusOK, accountJSON{Username: acc.Username, PublicKey: b64(acc.PublicKey)})
 	return nil
 }
+
+// GET /api/accounts/:username/devices: the ids of the account's live
+// devices, so that a member of a group finds the leaves whose device is
+// gone and removes them (ADR 0101). Ids only: no name, key or date. A
+// claim of the account's key packages already tells whoever may send to
+// it the same ids (docs/security.md).
+func (s *Server) getAccountDevices(w http.ResponseWriter, r *http.Request, in *checked) error {
+	u := in.params.ByName("username")
+	if err := checkUsername(u); err != nil {
+		return err
+	}
+	acc, err := s.accounts.Lookup(r.Context(), u)
+	if err != nil {
+		return err // unknown_account, account_deleted
+	}
+	ids, err := s.accounts.DeviceIDs(r.Context(), acc.ID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, accountDevicesJSON{Username: acc.Username, Devices: ids})
+	return nil
+}
+
+type accountDevicesJSON struct {
+	Username string   `json:"username"`
+	Devices  []string `json:"devices"` // never null: [] when none is left
+}

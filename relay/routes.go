@@ -66,6 +66,8 @@ func (s *Server) routeTable() []route {
 	return []route{
 		{post, "/api/accounts", []check{origin, body(maxJSON)}, s.createAccount},
 		{get, "/api/accounts/:username", []check{session}, s.getAccount},
+		// As a device, like the key package claim that tells the same ids.
+		{get, "/api/accounts/:username/devices", []check{speaker}, s.getAccountDevices},
 		{post, "/api/sessions", []check{origin, body(maxJSON)}, s.login},
 		{del, "/api/sessions", []check{origin, session}, s.logout},
 		{post, "/api/devices", []check{origin, session, body(maxJSON)}, s.addDevice},

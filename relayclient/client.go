@@ -201,6 +201,16 @@ func (c *Client) Lookup(ctx context.Context, username string) (Account, error) {
 	return a, err
 }
 
+// AccountDevices lists the ids of username's live devices, in id order,
+// speaking as c.Device.
+func (c *Client) AccountDevices(ctx context.Context, username string) ([]string, error) {
+	var out struct {
+		Devices []string `json:"devices"`
+	}
+	err := c.Do(ctx, http.MethodGet, "/api/accounts/"+username+"/devices", nil, &out)
+	return out.Devices, err
+}
+
 // AddDevice registers a device and returns its id. It does not set Device.
 func (c *Client) AddDevice(ctx context.Context, name string, publicKey []byte) (string, error) {
 	var out struct {
