@@ -9,6 +9,10 @@
 // check, the queue rows and the new epoch commit or roll back together.
 // The package never reads an envelope body; the caller gives it the group
 // id and the epoch, read by package mlsheader.
+//
+// It also owns mls_group_info, each group's latest GroupInfo for external
+// joins (info.go, ADR 0101): bytes the members encrypted, which it stores
+// and hands back and never reads.
 package mlsgroup
 
 import (

@@ -15,6 +15,7 @@ import (
 	"relay/devices"
 	"relay/envelope"
 	"relay/keypackages"
+	"relay/mlsgroup"
 	"relay/queue"
 )
 
@@ -51,6 +52,8 @@ const (
 	codeBadEnvelope
 	codeBadCommit
 	codeBadKeyPackages
+	codeBadGroup
+	codeBadGroupInfo
 	codeClockSkew
 	codeDeviceRequired
 	codeBadAck
@@ -64,6 +67,7 @@ const (
 	codeUnknownAccount
 	codeUnknownRecipient
 	codeUnknownDevice
+	codeUnknownGroup
 	codeNoRecovery
 	codePushDisabled
 	codeNotFound
@@ -76,6 +80,7 @@ const (
 	codeEpochChanged
 	codeIDConflict
 	codeStaleEpoch
+	codeEpochAhead
 	codeTooManyKeyPackages
 	codeAccountDeleted
 	codeTooLarge
@@ -110,6 +115,8 @@ var codes = [numCodes]struct {
 	codeBadEnvelope:         {"bad_envelope", http.StatusBadRequest, "the envelope is not of the shape POST /api/messages takes"},
 	codeBadCommit:           {"bad_commit", http.StatusBadRequest, "the body of a commit is one MLS message (RFC 9420): version mls10, a public or private message whose content type is commit"},
 	codeBadKeyPackages:      {"bad_key_packages", http.StatusBadRequest, fmt.Sprintf("key packages are standard base64 of 1 to %d bytes each, at most %d one-time ones per request", keypackages.MaxSize, keypackages.MaxOneTime)},
+	codeBadGroup:            {"bad_group", http.StatusBadRequest, "a group id is 43 characters of unpadded base64url encoding 32 bytes"},
+	codeBadGroupInfo:        {"bad_group_info", http.StatusBadRequest, fmt.Sprintf("a GroupInfo is {\"epoch\": an integer from 0 to 2^63-1, \"info\": standard base64 of 1 to %d bytes}", mlsgroup.MaxInfo)},
 	codeClockSkew:           {"clock_skew", http.StatusBadRequest, "the time in the envelope id is too far from the server's time; check the device clock"},
 	codeDeviceRequired:      {"device_required", http.StatusBadRequest, "this request speaks as a device: send its id in the X-Device header"},
 	codeBadAck:              {"bad_ack", http.StatusBadRequest, "upTo must be a seq this device was given"},
@@ -123,6 +130,7 @@ var codes = [numCodes]struct {
 	codeUnknownAccount:      {"unknown_account", http.StatusNotFound, "no account has this username"},
 	codeUnknownRecipient:    {"unknown_recipient", http.StatusNotFound, "no account has the username in \"to\""},
 	codeUnknownDevice:       {"unknown_device", http.StatusNotFound, "your account has no live device with this id"},
+	codeUnknownGroup:        {"unknown_group", http.StatusNotFound, "no GroupInfo is stored for this group"},
 	codeNoRecovery:          {"no_recovery", http.StatusNotFound, "this account has no recovery blob"},
 	codePushDisabled:        {"push_disabled", http.StatusNotFound, "this relay sends no push notifications (its operator has not set --push-contact)"},
 	codeNotFound:            {"not_found", http.StatusNotFound, "no such endpoint"},
@@ -135,6 +143,7 @@ var codes = [numCodes]struct {
 	codeEpochChanged:        {"epoch_changed", http.StatusConflict, "the ACK names another history of this device's queue than the relay's (its database was restored or failed over); nothing was deleted: open the stream again and resynchronise"},
 	codeIDConflict:          {"id_conflict", http.StatusConflict, "this envelope id was already used for a different envelope; send it with a new id"},
 	codeStaleEpoch:          {"stale_epoch", http.StatusConflict, "this commit's epoch is not the group's current epoch, given as currentEpoch: apply the commits of the group you have not applied yet and commit again"},
+	codeEpochAhead:          {"epoch_ahead", http.StatusConflict, "this GroupInfo's epoch is past the group's epoch on the relay, given as groupEpoch: store it once its commit is accepted"},
 	codeTooManyKeyPackages:  {"too_many_key_packages", http.StatusConflict, fmt.Sprintf("a device holds at most %d one-time key packages; publish fewer", keypackages.MaxOneTime)},
 	codeAccountDeleted:      {"account_deleted", http.StatusGone, "this account was deleted"},
 	codeTooLarge:            {"too_large", http.StatusRequestEntityTooLarge, "the request body is too large"},
@@ -178,6 +187,7 @@ var (
 	errUnknownAccount   = codeUnknownAccount.err()
 	errUnknownRecipient = codeUnknownRecipient.err()
 	errUnknownDevice    = codeUnknownDevice.err()
+	errUnknownGroup     = codeUnknownGroup.err()
 	errNotFound         = codeNotFound.err()
 	errMethodNotAllowed = codeMethodNotAllowed.err()
 	errRequestTimeout   = codeRequestTimeout.err()

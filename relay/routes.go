@@ -83,6 +83,9 @@ func (s *Server) routeTable() []route {
 		{post, "/api/keypackages", []check{speaker, origin, body(maxKeyPackagesRequest)}, s.publishKeyPackages},
 		{get, "/api/keypackages", []check{speaker}, s.keyPackagesHeld},
 		{post, "/api/keypackages/claim", []check{speaker, origin, body(maxJSON)}, s.claimKeyPackages},
+		// Knowing the group id is the capability (ADR 0101).
+		{put, "/api/groups/:group/info", []check{speaker, origin, body(maxGroupInfoRequest)}, s.putGroupInfo},
+		{get, "/api/groups/:group/info", []check{speaker}, s.getGroupInfo},
 		{get, "/api/push/key", []check{session, pushOn}, s.pushKey},
 		{get, "/api/push", []check{speaker, pushOn}, s.getPush},
 		{put, "/api/push", []check{speaker, origin, pushOn, body(maxPushBody)}, s.putPush},

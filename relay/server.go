@@ -25,6 +25,7 @@ import (
 	"relay/devices"
 	"relay/envelope"
 	"relay/hub"
+	"relay/mlsgroup"
 	"relay/push"
 	"relay/queue"
 )
@@ -52,6 +53,8 @@ type Server struct {
 	// (docs/protocol.md, "GET /api/recovery").
 	recoveryLimits *buckets[int64]
 	claimLimits    *buckets[int64] // key package claims per account (keypackages.go)
+	groupInfoPuts  *buckets[int64] // GroupInfo stores per account (groups.go)
+	groupInfoGets  *buckets[int64] // GroupInfo reads per account (groups.go)
 	router         *httprouter.Router
 	patterns       routePatterns // the router's, for the access log
 
@@ -161,6 +164,8 @@ func New(cfg Config) (*Server, error) {
 		// bounds what a stolen session carries away in a burst.
 		recoveryLimits: newBucketsPer[int64](10, time.Hour),
 		claimLimits:    newBuckets[int64](claimsPerMinute),
+		groupInfoPuts:  newBucketsPer[int64](groupInfoPutsPerHour, time.Hour),
+		groupInfoGets:  newBuckets[int64](groupInfoGetsPerMinute),
 		closing:        make(chan struct{}),
 	}
 	s.pusher = push.New(push.Config{
@@ -265,7 +270,9 @@ func (s *Server) Run(ctx context.Context) error {
 }
 
 // PurgeQueues applies the queue limits now (Run does it every
-// PurgeInterval) and deletes revoked devices' rows kept long enough.
+// PurgeInterval), deletes revoked devices' rows kept long enough, and the
+// GroupInfo of groups nobody stored one for since the queue's age limit:
+// such a row names no account, so it goes by age (ADR 0101).
 func (s *Server) PurgeQueues(ctx context.Context) {
 	aged, trimmed, err := queue.Purge(ctx, s.pool, s.now().Add(-s.cfg.QueueMaxAge), s.cfg.QueueMaxBytes)
 	if err != nil {
@@ -277,6 +284,11 @@ func (s *Server) PurgeQueues(ctx context.Context) {
 		s.log.Warn("purging revoked devices", "err", err)
 	} else if n > 0 {
 		s.log.Info("purging revoked devices", "devices_deleted", n)
+	}
+	if n, err := mlsgroup.PurgeInfo(ctx, s.pool, s.now().Add(-s.cfg.QueueMaxAge)); err != nil {
+		s.log.Warn("purging group info", "err", err)
+	} else if n > 0 {
+		s.log.Info("purging group info", "group_info_deleted", n)
 	}
 }
 
@@ -303,6 +315,8 @@ func (s *Server) housekeeping(ctx context.Context) {
 	s.userLimits.sweep(s.now())
 	s.recoveryLimits.sweep(s.now())
 	s.claimLimits.sweep(s.now())
+	s.groupInfoPuts.sweep(s.now())
+	s.groupInfoGets.sweep(s.now())
 }
 
 // BeginClose refuses new event streams (503 shutting_down) and ends every

@@ -32,8 +32,11 @@ type Error struct {
 	Head       int64         // cursor_ahead: the device's last seq on the relay
 	Epoch      string        // epoch_changed: the relay's epoch now
 	// CurrentEpoch is stale_epoch's: the epoch the group's next commit
-	// must name.
+	// must name, or, from PutGroupInfo, the epoch of the GroupInfo stored.
 	CurrentEpoch uint64
+	// GroupEpoch is epoch_ahead's: the group's epoch on the relay, the
+	// latest a GroupInfo may be stored for.
+	GroupEpoch uint64
 }
 
 func (e *Error) Error() string {
@@ -162,13 +165,14 @@ func readError(resp *http.Response) error {
 		Head       int64  `json:"head"`
 		Epoch      string `json:"epoch"`
 		Current    uint64 `json:"currentEpoch"`
+		Group      uint64 `json:"groupEpoch"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&body); err != nil {
 		e.Code, e.Message = "http_error", resp.Status
 		return e
 	}
 	e.Code, e.Message, e.ServerTime, e.Head, e.Epoch = body.Error, body.Message, body.ServerTime, body.Head, body.Epoch
-	e.CurrentEpoch = body.Current
+	e.CurrentEpoch, e.GroupEpoch = body.Current, body.Group
 	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
 		e.RetryAfter = time.Duration(s) * time.Second
 	}
