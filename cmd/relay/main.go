@@ -219,7 +219,7 @@ func parseFlags(cmd string, args []string, stdout io.Writer) (*options, error) {
 	bind(fs, fs.IntVar, &o.authRate, "auth-rate", "RELAY_AUTH_RATE", d.AuthPerMinute, "logins and registrations per minute per client address, also the burst")
 	bind(fs, fs.IntVar, &o.authUserRate, "auth-rate-user", "RELAY_AUTH_RATE_USER", d.AuthPerUserPerMinute, "logins per minute per username, also the burst")
 	bind(fs, fs.IntVar, &o.maxDevices, "max-devices", "RELAY_MAX_DEVICES", d.MaxDevices, "live devices per account")
-	bind(fs, fs.DurationVar, &o.queueAge, "queue-max-age", "RELAY_QUEUE_MAX_AGE", d.QueueMaxAge, "envelopes not ACKed within this time are deleted, and the device told")
+	bind(fs, fs.DurationVar, &o.queueAge, "queue-max-age", "RELAY_QUEUE_MAX_AGE", d.QueueMaxAge, "envelopes not ACKed within this time are deleted, and the device told; so is a group's GroupInfo not stored again within it")
 	bind(fs, fs.Int64Var, &o.queueBytes, "queue-max-bytes", "RELAY_QUEUE_MAX_BYTES", d.QueueMaxBytes, "ciphertext a device's queue may hold; the oldest beyond it are deleted, and the device told")
 	bind(fs, fs.DurationVar, &o.purgeInterval, "purge-interval", "RELAY_PURGE_INTERVAL", d.PurgeInterval, "how often the queue limits are applied and old revoked devices deleted")
 	bind(fs, fs.DurationVar, &o.revokedKeep, "revoked-keep", "RELAY_REVOKED_KEEP", d.RevokedKeep, "how long a revoked device's row is kept")
