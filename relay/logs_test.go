@@ -2,6 +2,7 @@ package relay_test
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -70,6 +71,19 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A group's GroupInfo, whose id travels in the path, and an account's
+	// device ids, which travel in the answer.
+	group, groupInfo := newGroupID(t), []byte("group-info-marker-0d6e")
+	if err := bob.device(0).PutGroupInfo(ctx, group, 0, groupInfo); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.device(0).GetGroupInfo(ctx, group); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.device(0).AccountDevices(ctx, bobName); err != nil {
+		t.Fatal(err)
+	}
+
 	// Bob revokes his second device, then its id is refused everywhere.
 	revoked := bob.Devices[1]
 	if err := bob.Client.Revoke(ctx, revoked); err != nil {
@@ -126,6 +140,9 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 		`"method":"PUT","path":"/api/recovery","status":204`,
 		`"method":"GET","path":"/api/recovery","status":200`,
 		`"method":"PUT","path":"/api/account/key","status":200`,
+		`"method":"PUT","path":"/api/groups/:group/info","status":204`,
+		`"method":"GET","path":"/api/groups/:group/info","status":200`,
+		`"method":"GET","path":"/api/accounts/:username/devices","status":200`,
 		`"msg":"request failed","request_id":`,
 		`"method":"GET","path":"/app.js","status":200`,
 		`"path":"(unmatched)"`,
@@ -148,6 +165,8 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 		"new blob":       b64(newBlob),
 		"device name":    deviceName,
 		"new key":        b64(newAccountKey),
+		"group id":       base64.RawURLEncoding.EncodeToString(group),
+		"group info":     b64(groupInfo),
 	}
 	for i, id := range append(alice.Devices, bob.Devices...) {
 		secrets[fmt.Sprintf("device id %d", i)] = id
