@@ -30,14 +30,15 @@ import (
 
 func main() {
 	cfg := config{}
-	flag.IntVar(&cfg.messages, "messages", 300, "application messages sealed and opened per case")
-	flag.IntVar(&cfg.large, "large", 60, "messages of the largest bucket sealed and opened")
-	flag.IntVar(&cfg.commits, "commits", 40, "leaf updates committed and processed per group")
+	flag.IntVar(&cfg.messages, "messages", 1000, "application messages sealed and opened per case")
+	flag.IntVar(&cfg.large, "large", 100, "messages of the largest bucket sealed and opened")
+	flag.IntVar(&cfg.commits, "commits", 100, "leaf updates committed and processed per group")
 	flag.IntVar(&cfg.warmup, "warmup", 20, "operations of each kind run first and not counted")
 	flag.IntVar(&cfg.bodies, "bodies", 16, "times each record is sealed for its body's size (it varies with the signature's length)")
+	flag.IntVar(&cfg.scaleUpdates, "scale-updates", 8, "leaf updates the creator of a group of 30 and of 100 commits before its state is measured")
 	out := flag.String("json", ".artifacts/mls-bench.json", "where to write the results as JSON")
 	flag.Parse()
-	if cfg.messages < 1 || cfg.large < 1 || cfg.commits < 1 || cfg.warmup < 1 || cfg.bodies < 1 {
+	if cfg.messages < 1 || cfg.large < 1 || cfg.commits < 1 || cfg.warmup < 1 || cfg.bodies < 1 || cfg.scaleUpdates < 1 {
 		fmt.Fprintln(os.Stderr, "mls-bench: every count must be at least 1")
 		os.Exit(2)
 	}
@@ -94,7 +95,7 @@ func run(cfg config, out string) error {
 	env["date"] = time.Now().UTC().Format(time.RFC3339)
 	env["cpus"] = runtime.NumCPU()
 	env["seconds"] = time.Since(started).Seconds()
-	env["messages"], env["large"], env["commits"], env["warmup"], env["bodies"] = cfg.messages, cfg.large, cfg.commits, cfg.warmup, cfg.bodies
+	env["messages"], env["large"], env["commits"], env["warmup"], env["bodies"], env["scale_updates"] = cfg.messages, cfg.large, cfg.commits, cfg.warmup, cfg.bodies, cfg.scaleUpdates
 	env["results"] = results
 	fmt.Printf("(browser %v, cross-origin isolated %v)\n", env["browser"], env["cross_origin_isolated"])
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {

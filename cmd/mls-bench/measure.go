@@ -52,6 +52,11 @@ type config struct {
 	commits  int // leaf updates committed, then processed, per group
 	warmup   int // operations run first and not counted, so that the JIT has compiled the code
 	bodies   int // times each record is sealed for its size
+	// scaleUpdates is how many leaf updates the creator of each larger
+	// group commits before its state is saved: more than the epochs
+	// a state keeps (ts-mls's default, 4), so that the state is as large
+	// as it stays
+	scaleUpdates int
 }
 
 // result is one line of the table; the same shape as relay-bench's.
@@ -156,9 +161,12 @@ func measure(ctx context.Context, base string, cfg config) (env map[string]any, 
 		add(fmt.Sprintf("saved group of %d, just joined", n), float64(s.Bytes), "B", "saveGroup of a member")
 	}
 
-	type scaled struct{ Commit, Welcome, AddOneCommit, AddOneWelcome, Update, Saved int }
+	type scaled struct {
+		Commit, Welcome, AddOneCommit, AddOneWelcome, Update, Joined, Saved int
+		UpdateMS, Save, Load                                                []float64
+	}
 	for _, n := range scaleSizes {
-		s, err := call[scaled](ctx, `B.scale(`+strconv.Itoa(n)+`)`)
+		s, err := call[scaled](ctx, fmt.Sprintf(`B.scale(%d, %d)`, n, cfg.scaleUpdates))
 		if err != nil {
 			return nil, nil, fmt.Errorf("a group of %d: %w", n, err)
 		}
@@ -168,8 +176,14 @@ func measure(ctx context.Context, base string, cfg config) (env map[string]any, 
 		what = fmt.Sprintf("group of %d: adding 1 to %d", n+1, n)
 		add(what+", commit", float64(s.AddOneCommit), "B", "")
 		add(what+", welcome", float64(s.AddOneWelcome), "B", "with the ratchet tree")
-		add(fmt.Sprintf("group of %d: commit updating a leaf", n), float64(s.Update), "B", "the creator's, one")
-		add(fmt.Sprintf("saved group of %d, its creator's", n), float64(s.Saved), "B", "right after the additions")
+		add(fmt.Sprintf("group of %d: commit updating a leaf", n), float64(s.Update), "B", "the creator's")
+		add(fmt.Sprintf("group of %d: commit updating a leaf, made, median", n), median(s.UpdateMS), "ms",
+			fmt.Sprintf("p90 %.2f ms, %d runs", percentile(s.UpdateMS, 0.9), len(s.UpdateMS)))
+		add(fmt.Sprintf("saved group of %d, just made", n), float64(s.Joined), "B", "its creator's")
+		what = fmt.Sprintf("saved group of %d, after %d commits", n, cfg.scaleUpdates)
+		add(what, float64(s.Saved), "B", "its creator's")
+		add(what+", saveGroup, median", median(s.Save), "ms", fmt.Sprintf("p90 %.2f ms, %d runs", percentile(s.Save, 0.9), len(s.Save)))
+		add(what+", loadGroup, median", median(s.Load), "ms", fmt.Sprintf("p90 %.2f ms, %d runs", percentile(s.Load, 0.9), len(s.Load)))
 	}
 
 	type body struct {

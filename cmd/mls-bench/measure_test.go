@@ -23,7 +23,7 @@ func TestEveryNumberIsReported(t *testing.T) {
 	p := browser.New(t)
 	ctx, cancel := context.WithTimeout(p.Ctx, 5*time.Minute)
 	defer cancel()
-	env, results, err := measure(ctx, srv.URL, config{messages: 3, large: 2, commits: 2, warmup: 1, bodies: 3})
+	env, results, err := measure(ctx, srv.URL, config{messages: 3, large: 2, commits: 2, warmup: 1, bodies: 3, scaleUpdates: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,9 @@ func TestEveryNumberIsReported(t *testing.T) {
 		want = append(want, fmt.Sprintf("group of %d: adding 1 to %d, commit", n+1, n), fmt.Sprintf("group of %d: adding 1 to %d, welcome", n+1, n))
 	}
 	for _, n := range []int{30, 100} {
-		want = append(want, fmt.Sprintf("group of %d: commit updating a leaf", n), fmt.Sprintf("saved group of %d, its creator's", n))
+		after := fmt.Sprintf("saved group of %d, after 2 commits", n)
+		want = append(want, fmt.Sprintf("group of %d: commit updating a leaf", n), fmt.Sprintf("group of %d: commit updating a leaf, made, median", n),
+			fmt.Sprintf("saved group of %d, just made", n), after, after+", saveGroup, median", after+", loadGroup, median")
 	}
 	for _, n := range []int{2, 10} {
 		want = append(want, fmt.Sprintf("saved group of %d, just joined", n), fmt.Sprintf("saved group of %d, after the run", n),

@@ -164,21 +164,45 @@ export async function addOne(n) {
 /**
  * scale gives the sizes for a larger group, seen from its creator alone
  * (nobody joins, so it stays cheap): the commit and welcome that make a
- * group of n in one commit, then those adding one more device to it, a
- * commit updating the creator's leaf, and the creator's saved state.
+ * group of n in one commit, then those adding one more device to it; then
+ * the creator commits `updates` updates of its leaf, timed, and its state
+ * after them is saved and loaded `updates` times, timed (the state holds
+ * the secrets of the last few epochs, so it has grown by then).
  * @param {number} n
+ * @param {number} updates
  */
-export async function scale(n) {
+export async function scale(n, updates) {
   const bundles = [];
   for (let i = 0; i <= n; i++) bundles.push((await m.makeKeyPackages(await newDevice(owner(i)), 1))[0]);
   const g = await m.createGroup(await newDevice('alice'), groupId(), validate);
   const all = await m.addMembers(g, bundles.slice(1, n).map((b) => b.keyPackage));
   const one = await m.addMembers(all.group, [bundles[n].keyPackage]);
-  const upd = await m.updateLeaf(all.group);
+  let state = all.group;
+  const joined = m.saveGroup(state).length;
+  const updateMs = [];
+  let update = 0;
+  for (let i = 0; i < updates; i++) {
+    const t = performance.now();
+    const u = await m.updateLeaf(state);
+    updateMs.push(performance.now() - t);
+    state = u.group;
+    update = u.commit.length;
+  }
+  const save = [];
+  const load = [];
+  let saved = new Uint8Array();
+  for (let i = 0; i < updates; i++) {
+    let t = performance.now();
+    saved = m.saveGroup(state);
+    save.push(performance.now() - t);
+    t = performance.now();
+    m.loadGroup(saved, validate);
+    load.push(performance.now() - t);
+  }
   return {
     commit: all.commit.length, welcome: all.welcome.length,
     addOneCommit: one.commit.length, addOneWelcome: one.welcome.length,
-    update: upd.commit.length, saved: m.saveGroup(all.group).length,
+    update, updateMs, joined, saved: saved.length, save, load,
   };
 }
 
