@@ -90,6 +90,28 @@ type timedStep struct {
 	Sizes []int     `json:"sizes"`
 }
 
+// bench is one run of the page's steps: the tab, the counts, and the
+// results so far.
+type bench struct {
+	ctx context.Context
+	cfg config
+	out []result
+}
+
+func (b *bench) add(metric string, v float64, unit, note string) {
+	b.out = append(b.out, result{"mls", metric, v, unit, note})
+}
+
+// addTimes adds a timed operation's median (with its 90th percentile in
+// the note) and, when cpu is not negative, the renderer's CPU per
+// operation.
+func (b *bench) addTimes(what string, ms []float64, cpu float64) {
+	b.add(what+", median", median(ms), "ms", fmt.Sprintf("p90 %.2f ms, %d runs", percentile(ms, 0.9), len(ms)))
+	if cpu >= 0 {
+		b.add(what+", renderer CPU", cpu, "ms", "per operation, all the renderer's threads")
+	}
+}
+
 // measure runs every step in the browser tab of ctx, served from base.
 func measure(ctx context.Context, base string, cfg config) (env map[string]any, out []result, err error) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/bench/index.html")); err != nil {
@@ -109,171 +131,192 @@ func measure(ctx context.Context, base string, cfg config) (env map[string]any, 
 	if v, err := chromedp.CallBrowser(ctx, cdpbrowser.GetVersion, cdp.Empty{}); err == nil {
 		env["browser"] = v.Product
 	}
-	add := func(metric string, v float64, unit, note string) {
-		out = append(out, result{"mls", metric, v, unit, note})
+	b := &bench{ctx: ctx, cfg: cfg}
+	for _, step := range []func() error{b.groups, b.larger, b.bodies, b.messages, b.commits, b.states} {
+		if err := step(); err != nil {
+			return nil, nil, err
+		}
 	}
+	return env, b.out, nil
+}
 
-	kp, err := call[struct{ OneTime, LastResort int }](ctx, `B.keyPackages()`)
+// groups: key packages, and the groups of 2 to 10 devices the later
+// steps use, with the commits and welcomes that made them.
+func (b *bench) groups() error {
+	kp, err := call[struct{ OneTime, LastResort int }](b.ctx, `B.keyPackages()`)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	add("key package, one-time", float64(kp.OneTime), "B", "")
-	add("key package, last resort", float64(kp.LastResort), "B", "")
+	b.add("key package, one-time", float64(kp.OneTime), "B", "")
+	b.add("key package, last resort", float64(kp.LastResort), "B", "")
 
 	type built struct {
 		Commit, Welcome int
 		AddMS           float64
 		JoinMS          []float64
 	}
-	var joins []float64
 	for _, n := range []int{2, 3, 4, 9, 10} {
-		b, err := call[built](ctx, `B.build(`+strconv.Itoa(n)+`)`)
+		g, err := call[built](b.ctx, `B.build(`+strconv.Itoa(n)+`)`)
 		if err != nil {
-			return nil, nil, fmt.Errorf("a group of %d: %w", n, err)
+			return fmt.Errorf("a group of %d: %w", n, err)
 		}
 		if slices.Contains(groupSizes, n) {
 			what := fmt.Sprintf("group of %d: 1 adds %d in one commit", n, n-1)
-			add(what+", commit", float64(b.Commit), "B", "")
-			add(what+", welcome", float64(b.Welcome), "B", "with the ratchet tree")
+			b.add(what+", commit", float64(g.Commit), "B", "")
+			b.add(what+", welcome", float64(g.Welcome), "B", "with the ratchet tree")
 		}
 		if n == 10 {
-			add("group of 10: 1 adds 9, making the commit and welcome", b.AddMS, "ms", "one run, credential checks included")
-			joins = b.JoinMS
+			b.add("group of 10: 1 adds 9, making the commit and welcome", g.AddMS, "ms", "one run, credential checks included")
+			b.add("group of 10: joining from the welcome, median", median(g.JoinMS), "ms", fmt.Sprintf("%d joins, credential checks of the 10 members included", len(g.JoinMS)))
 		}
-	}
-	if len(joins) > 0 {
-		add("group of 10: joining from the welcome, median", median(joins), "ms", fmt.Sprintf("%d joins, credential checks of the 10 members included", len(joins)))
 	}
 	for _, n := range addOneTo {
-		b, err := call[struct{ Commit, Welcome int }](ctx, `B.addOne(`+strconv.Itoa(n)+`)`)
+		g, err := call[struct{ Commit, Welcome int }](b.ctx, `B.addOne(`+strconv.Itoa(n)+`)`)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		what := fmt.Sprintf("group of %d: adding 1 to %d", n+1, n)
-		add(what+", commit", float64(b.Commit), "B", "")
-		add(what+", welcome", float64(b.Welcome), "B", "with the ratchet tree")
+		b.add(what+", commit", float64(g.Commit), "B", "")
+		b.add(what+", welcome", float64(g.Welcome), "B", "with the ratchet tree")
 	}
 	for _, n := range timedSizes {
-		s, err := call[struct{ Bytes int }](ctx, `B.saved(`+strconv.Itoa(n)+`)`)
+		s, err := call[struct{ Bytes int }](b.ctx, `B.saved(`+strconv.Itoa(n)+`)`)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		add(fmt.Sprintf("saved group of %d, just joined", n), float64(s.Bytes), "B", "saveGroup of a member")
+		b.add(fmt.Sprintf("saved group of %d, just joined", n), float64(s.Bytes), "B", "saveGroup of a member")
 	}
+	return nil
+}
 
+// larger: the groups of 30 and 100, from their creator alone.
+func (b *bench) larger() error {
 	type scaled struct {
 		Commit, Welcome, AddOneCommit, AddOneWelcome, Update, Joined, Saved int
 		UpdateMS, Save, Load                                                []float64
 	}
 	for _, n := range scaleSizes {
-		s, err := call[scaled](ctx, fmt.Sprintf(`B.scale(%d, %d)`, n, cfg.scaleUpdates))
+		s, err := call[scaled](b.ctx, fmt.Sprintf(`B.scale(%d, %d)`, n, b.cfg.scaleUpdates))
 		if err != nil {
-			return nil, nil, fmt.Errorf("a group of %d: %w", n, err)
+			return fmt.Errorf("a group of %d: %w", n, err)
 		}
 		what := fmt.Sprintf("group of %d: 1 adds %d in one commit", n, n-1)
-		add(what+", commit", float64(s.Commit), "B", "")
-		add(what+", welcome", float64(s.Welcome), "B", "with the ratchet tree")
+		b.add(what+", commit", float64(s.Commit), "B", "")
+		b.add(what+", welcome", float64(s.Welcome), "B", "with the ratchet tree")
 		what = fmt.Sprintf("group of %d: adding 1 to %d", n+1, n)
-		add(what+", commit", float64(s.AddOneCommit), "B", "")
-		add(what+", welcome", float64(s.AddOneWelcome), "B", "with the ratchet tree")
-		add(fmt.Sprintf("group of %d: commit updating a leaf", n), float64(s.Update), "B", "the creator's")
-		add(fmt.Sprintf("group of %d: commit updating a leaf, made, median", n), median(s.UpdateMS), "ms",
-			fmt.Sprintf("p90 %.2f ms, %d runs", percentile(s.UpdateMS, 0.9), len(s.UpdateMS)))
-		add(fmt.Sprintf("saved group of %d, just made", n), float64(s.Joined), "B", "its creator's")
-		what = fmt.Sprintf("saved group of %d, after %d commits", n, cfg.scaleUpdates)
-		add(what, float64(s.Saved), "B", "its creator's")
-		add(what+", saveGroup, median", median(s.Save), "ms", fmt.Sprintf("p90 %.2f ms, %d runs", percentile(s.Save, 0.9), len(s.Save)))
-		add(what+", loadGroup, median", median(s.Load), "ms", fmt.Sprintf("p90 %.2f ms, %d runs", percentile(s.Load, 0.9), len(s.Load)))
+		b.add(what+", commit", float64(s.AddOneCommit), "B", "")
+		b.add(what+", welcome", float64(s.AddOneWelcome), "B", "with the ratchet tree")
+		b.add(fmt.Sprintf("group of %d: commit updating a leaf", n), float64(s.Update), "B", "the creator's")
+		b.addTimes(fmt.Sprintf("group of %d: commit updating a leaf, made", n), s.UpdateMS, -1)
+		b.add(fmt.Sprintf("saved group of %d, just made", n), float64(s.Joined), "B", "its creator's")
+		what = fmt.Sprintf("saved group of %d, after %d commits", n, b.cfg.scaleUpdates)
+		b.add(what, float64(s.Saved), "B", "its creator's")
+		b.addTimes(what+", saveGroup", s.Save, -1)
+		b.addTimes(what+", loadGroup", s.Load, -1)
 	}
+	return nil
+}
 
+// v1Overhead is what version 1 adds to a padded record: crypto.js's
+// IV_SIZE and TAG_SIZE.
+const v1Overhead = 12 + 16
+
+// bodies: each record's body once MLS seals it.
+func (b *bench) bodies() error {
 	type body struct {
 		Name                     string
 		Record, Bucket, Min, Max int
 	}
-	bodies, err := call[[]body](ctx, fmt.Sprintf(`B.bodies(2, %d)`, cfg.bodies))
+	bodies, err := call[[]body](b.ctx, fmt.Sprintf(`B.bodies(2, %d)`, b.cfg.bodies))
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	for _, b := range bodies {
-		add("body: "+b.Name, float64(b.Max), "B", fmt.Sprintf("largest of %d; record %d B, bucket %d B, overhead %d–%d B, version 1 body %d B",
-			cfg.bodies, b.Record, b.Bucket, b.Min-b.Bucket, b.Max-b.Bucket, b.Bucket+12+16))
+	for _, x := range bodies {
+		b.add("body: "+x.Name, float64(x.Max), "B", fmt.Sprintf("largest of %d; record %d B, bucket %d B, overhead %d–%d B, version 1 body %d B",
+			b.cfg.bodies, x.Record, x.Bucket, x.Min-x.Bucket, x.Max-x.Bucket, x.Bucket+v1Overhead))
 	}
+	return nil
+}
 
+// messages: application messages sealed by one device and opened by
+// another, in groups of 2 and 10, and of the largest bucket.
+func (b *bench) messages() error {
 	// The JIT's first runs are not what a client pays for each message.
-	if _, err := call[timedStep](ctx, fmt.Sprintf(`B.encrypt(2, %d, %d)`, cfg.warmup, shortRecord)); err != nil {
-		return nil, nil, err
+	if _, err := call[timedStep](b.ctx, fmt.Sprintf(`B.encrypt(2, %d, %d)`, b.cfg.warmup, shortRecord)); err != nil {
+		return err
 	}
-	if _, err := call[timedStep](ctx, `B.decrypt(2)`); err != nil {
-		return nil, nil, err
+	if _, err := call[timedStep](b.ctx, `B.decrypt(2)`); err != nil {
+		return err
 	}
 	cases := []struct {
 		n, count, record int
 		what             string
 	}{
-		{2, cfg.messages, shortRecord, "first bucket"},
-		{10, cfg.messages, shortRecord, "first bucket"},
-		{2, cfg.large, largeRecord, "largest bucket"},
+		{2, b.cfg.messages, shortRecord, "first bucket"},
+		{10, b.cfg.messages, shortRecord, "first bucket"},
+		{2, b.cfg.large, largeRecord, "largest bucket"},
 	}
 	for _, c := range cases {
-		enc, encCPU, err := timed(ctx, fmt.Sprintf(`B.encrypt(%d, %d, %d)`, c.n, c.count, c.record))
+		enc, encCPU, err := timed(b.ctx, fmt.Sprintf(`B.encrypt(%d, %d, %d)`, c.n, c.count, c.record))
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		dec, decCPU, err := timed(ctx, fmt.Sprintf(`B.decrypt(%d)`, c.n))
+		dec, decCPU, err := timed(b.ctx, fmt.Sprintf(`B.decrypt(%d)`, c.n))
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		addTimes(add, fmt.Sprintf("group of %d, %s: encrypt", c.n, c.what), enc.MS, encCPU)
-		addTimes(add, fmt.Sprintf("group of %d, %s: decrypt", c.n, c.what), dec.MS, decCPU)
+		b.addTimes(fmt.Sprintf("group of %d, %s: encrypt", c.n, c.what), enc.MS, encCPU)
+		b.addTimes(fmt.Sprintf("group of %d, %s: decrypt", c.n, c.what), dec.MS, decCPU)
 	}
+	return nil
+}
+
+// commits: updates of a leaf committed by one device and processed by
+// another, in groups of 2 and 10.
+func (b *bench) commits() error {
 	for _, n := range timedSizes {
-		if _, err := call[timedStep](ctx, fmt.Sprintf(`B.commit(%d, %d)`, n, cfg.warmup)); err != nil {
-			return nil, nil, err
+		if _, err := call[timedStep](b.ctx, fmt.Sprintf(`B.commit(%d, %d)`, n, b.cfg.warmup)); err != nil {
+			return err
 		}
-		if _, err := call[timedStep](ctx, fmt.Sprintf(`B.processCommits(%d)`, n)); err != nil {
-			return nil, nil, err
+		if _, err := call[timedStep](b.ctx, fmt.Sprintf(`B.processCommits(%d)`, n)); err != nil {
+			return err
 		}
-		made, madeCPU, err := timed(ctx, fmt.Sprintf(`B.commit(%d, %d)`, n, cfg.commits))
+		made, madeCPU, err := timed(b.ctx, fmt.Sprintf(`B.commit(%d, %d)`, n, b.cfg.commits))
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		done, doneCPU, err := timed(ctx, fmt.Sprintf(`B.processCommits(%d)`, n))
+		done, doneCPU, err := timed(b.ctx, fmt.Sprintf(`B.processCommits(%d)`, n))
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		sizes := make([]float64, len(made.Sizes))
 		for i, s := range made.Sizes {
 			sizes[i] = float64(s)
 		}
-		add(fmt.Sprintf("group of %d: commit updating a leaf", n), median(sizes), "B", "median")
-		addTimes(add, fmt.Sprintf("group of %d: commit updating a leaf, made", n), made.MS, madeCPU)
-		addTimes(add, fmt.Sprintf("group of %d: commit updating a leaf, processed", n), done.MS, doneCPU)
+		b.add(fmt.Sprintf("group of %d: commit updating a leaf", n), median(sizes), "B", "median")
+		b.addTimes(fmt.Sprintf("group of %d: commit updating a leaf, made", n), made.MS, madeCPU)
+		b.addTimes(fmt.Sprintf("group of %d: commit updating a leaf, processed", n), done.MS, doneCPU)
 	}
-	for _, n := range timedSizes {
-		s, err := call[struct{ Bytes, Epoch int }](ctx, `B.saved(`+strconv.Itoa(n)+`)`)
-		if err != nil {
-			return nil, nil, err
-		}
-		add(fmt.Sprintf("saved group of %d, after the run", n), float64(s.Bytes), "B", fmt.Sprintf("epoch %d", s.Epoch))
-		sv, err := call[struct{ Save, Load []float64 }](ctx, fmt.Sprintf(`B.saving(%d, %d)`, n, cfg.commits))
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, x := range []struct {
-			what string
-			ms   []float64
-		}{{"saveGroup", sv.Save}, {"loadGroup", sv.Load}} {
-			add(fmt.Sprintf("group of %d: %s of that state, median", n, x.what), median(x.ms), "ms", fmt.Sprintf("p90 %.2f ms, %d runs", percentile(x.ms, 0.9), len(x.ms)))
-		}
-	}
-	return env, out, nil
+	return nil
 }
 
-// addTimes adds a timed operation's median (with its 90th percentile in
-// the note) and the renderer's CPU per operation.
-func addTimes(add func(string, float64, string, string), what string, ms []float64, cpu float64) {
-	add(what+", median", median(ms), "ms", fmt.Sprintf("p90 %.2f ms, %d runs", percentile(ms, 0.9), len(ms)))
-	add(what+", renderer CPU", cpu, "ms", "per operation, all the renderer's threads")
+// states: the receiving device's state after all that, its size and
+// what saving and loading it take.
+func (b *bench) states() error {
+	for _, n := range timedSizes {
+		s, err := call[struct{ Bytes, Epoch int }](b.ctx, `B.saved(`+strconv.Itoa(n)+`)`)
+		if err != nil {
+			return err
+		}
+		b.add(fmt.Sprintf("saved group of %d, after the run", n), float64(s.Bytes), "B", fmt.Sprintf("epoch %d", s.Epoch))
+		sv, err := call[struct{ Save, Load []float64 }](b.ctx, fmt.Sprintf(`B.saving(%d, %d)`, n, b.cfg.commits))
+		if err != nil {
+			return err
+		}
+		b.addTimes(fmt.Sprintf("group of %d: saveGroup of that state", n), sv.Save, -1)
+		b.addTimes(fmt.Sprintf("group of %d: loadGroup of that state", n), sv.Load, -1)
+	}
+	return nil
 }
 
 // timed runs a step and reads the renderer's CPU time around it: the
