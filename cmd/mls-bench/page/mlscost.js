@@ -101,7 +101,7 @@ const RECORDS = [
   ['text, 700 characters, a reply', () => bytesOf({ type: 'text', text: letters(700, 0x61, 26), replyTo: ulid() })],
   ['receipt, 100 ids', () => bytesOf({ type: 'receipt', status: 'delivered', ids: ids(100) })],
   ['text, 16,000 ASCII characters', () => bytesOf({ type: 'text', text: letters(16000, 0x61, 26) })],
-  // CJK ideographs: 3 bytes of UTF-8 each, the longest text a record holds
+  // CJK ideographs, 3 bytes of UTF-8 each: about the longest text a record holds
   ['text, 16,000 CJK characters', () => bytesOf({ type: 'text', text: letters(16000, 0x4e00, 0x5000) })],
 ];
 
