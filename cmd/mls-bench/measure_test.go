@@ -48,7 +48,7 @@ func TestEveryNumberIsReported(t *testing.T) {
 		}
 	}
 
-	// What the issue asks for, each by name.
+	// Each number docs/performance.md reports, by name.
 	want := []string{"key package, one-time", "key package, last resort",
 		"group of 10: 1 adds 9, making the commit and welcome", "group of 10: joining from the welcome, median"}
 	for _, n := range []int{2, 4, 10, 30, 100} {
