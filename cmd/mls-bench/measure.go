@@ -75,8 +75,8 @@ const (
 	largeRecord = 48000
 )
 
-// The group sizes of docs/performance.md: 2, 4 and 10 devices, made by a group of
-// one adding the rest in one commit; 3 and 9 to add one device to.
+// The group sizes of docs/performance.md: 2, 4 and 10 devices, made by a
+// group of one adding the rest in one commit; 3 and 9 to add one device to.
 var (
 	groupSizes = []int{2, 4, 10}
 	addOneTo   = []int{3, 9}
