@@ -56,10 +56,15 @@ build:
 	@$(GO) build -o bin/relay ./cmd/relay
 
 ## bench: measure the relay against references run at the same time (about
-## three minutes; BENCH_ARGS=--long for the long version, --ntfy PATH for ntfy)
+## three minutes; BENCH_ARGS=--long for the long version, --ntfy PATH for ntfy),
+## then what MLS costs the web client in headless Chromium (cmd/mls-bench,
+## under a minute; MLS_BENCH_ARGS for its flags)
 bench: build
 	$(GO) build -o bin/relay-bench ./cmd/relay-bench
 	bin/relay-bench $(BENCH_ARGS)
+	@scripts/ensure-chromium.sh
+	$(GO) build -o bin/mls-bench ./cmd/mls-bench
+	bin/mls-bench $(MLS_BENCH_ARGS)
 
 pg-stop:
 	@$(PG) stop

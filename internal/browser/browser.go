@@ -7,6 +7,8 @@ package browser
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"testing"
@@ -17,16 +19,25 @@ import (
 // Path returns the Chromium binary: $CHROMIUM, or chromium on the PATH.
 func Path(t testing.TB) string {
 	t.Helper()
+	p, err := Find()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Find is [Path] for a program: the Chromium binary, or an error that
+// says how to install it.
+func Find() (string, error) {
 	if p := os.Getenv("CHROMIUM"); p != "" {
-		return p
+		return p, nil
 	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
-			return p
+			return p, nil
 		}
 	}
-	t.Fatal("browser: Chromium is not installed; run `make test` (it installs Debian's chromium package) or set CHROMIUM")
-	return ""
+	return "", errors.New("browser: Chromium is not installed; run `make test` (it installs Debian's chromium package) or set CHROMIUM")
 }
 
 // Profile is one browser with its own profile directory.
@@ -39,9 +50,20 @@ type Profile struct {
 // New starts a browser with a fresh profile, closed when the test ends.
 func New(t testing.TB) *Profile {
 	t.Helper()
+	p, err := Start(Path(t), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.cancel)
+	return p
+}
+
+// Start is [New] for a program: a browser at path with its profile in
+// dir, which the caller removes after [Profile.Close].
+func Start(path, dir string) (*Profile, error) {
 	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(Path(t)),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.ExecPath(path),
+		chromedp.UserDataDir(dir),
 		chromedp.Headless,
 		chromedp.NoSandbox, // the tests run as root
 		chromedp.DisableGPU,
@@ -61,11 +83,9 @@ func New(t testing.TB) *Profile {
 	if err := chromedp.Do(ctx); err != nil {
 		cancel()
 		cancelAlloc()
-		t.Fatalf("browser: starting Chromium: %v", err)
+		return nil, fmt.Errorf("browser: starting Chromium: %w", err)
 	}
-	p := &Profile{Ctx: ctx, cancel: func() { cancel(); cancelAlloc() }, alloc: alloc}
-	t.Cleanup(p.cancel)
-	return p
+	return &Profile{Ctx: ctx, cancel: func() { cancel(); cancelAlloc() }, alloc: alloc}, nil
 }
 
 // NewTab opens another tab of the same profile. Calling close closes the
