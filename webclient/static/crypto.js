@@ -14,6 +14,10 @@ export const MAX_RECORD = 65536 - IV_SIZE - TAG_SIZE - 4;
 export const LINK_PLAINTEXT_SIZE = 32 + 65;
 export const LINK_BODY_SIZE = IV_SIZE + LINK_PLAINTEXT_SIZE + TAG_SIZE;
 export const BUCKETS = [256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536 - IV_SIZE - TAG_SIZE];
+// MLS_BUCKETS pad a record of a chat in an MLS group: MLS adds up to about
+// 300 bytes (framing, signature, the authenticated data), so the largest
+// bucket leaves 512 bytes under the relay's 64 KiB body.
+export const MLS_BUCKETS = [...BUCKETS.slice(0, -1), 65536 - 512];
 
 // ---- encodings ----
 
@@ -32,7 +36,7 @@ export function b64decode(s) {
   return out;
 }
 
-function b64url(bytes) {
+export function b64url(bytes) {
   return b64encode(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
@@ -113,6 +117,31 @@ export async function conversationKeyBytes(priv, theirPubRaw, me, them) {
   return hkdf(await ecdhBits(priv, theirPubRaw), `relay/v1 conversation\u0000${a}\u0000${b}`);
 }
 
+// groupInfoKeyBytes derives the key under which the members of the chat
+// between me and them keep its MLS group's GroupInfo on the relay
+// (docs/crypto.md, "Rejoining a group").
+export async function groupInfoKeyBytes(priv, theirPubRaw, me, them) {
+  const [a, b] = [me, them].sort();
+  return hkdf(await ecdhBits(priv, theirPubRaw), `relay/v2 group info\u0000${a}\u0000${b}`);
+}
+
+function groupInfoAAD(gid, epoch) {
+  return te.encode(`relay/v2 group info\u0000${gid}\u0000${epoch}`);
+}
+
+// sealGroupInfo encrypts a group's GroupInfo (gid in hex, its epoch),
+// padded to the buckets of a record.
+export async function sealGroupInfo(key, gid, epoch, info) {
+  const iv = randomIV();
+  const ct = await subtle.encrypt({ name: 'AES-GCM', iv, additionalData: groupInfoAAD(gid, epoch) }, key, pad(info));
+  return concat(iv, new Uint8Array(ct));
+}
+
+// openGroupInfo opens what sealGroupInfo made for that group and epoch.
+export async function openGroupInfo(key, gid, epoch, blob) {
+  return unpad(await openRaw(key, groupInfoAAD(gid, epoch), blob)).slice();
+}
+
 export async function linkKeyBytes(priv, theirDevicePubRaw, fromDevice, toDevice) {
   return hkdf(await ecdhBits(priv, theirDevicePubRaw), `relay/v1 link\u0000${fromDevice}\u0000${toDevice}`);
 }
@@ -127,9 +156,9 @@ export function aad(id, from, to) {
 
 // ---- records ----
 
-export function pad(record) {
+export function pad(record, buckets = BUCKETS) {
   const n = 4 + record.length;
-  const size = BUCKETS.find((b) => n <= b);
+  const size = buckets.find((b) => n <= b);
   if (!size) throw new Error('record too long');
   const out = new Uint8Array(size);
   new DataView(out.buffer).setUint32(0, record.length);
@@ -137,8 +166,8 @@ export function pad(record) {
   return out;
 }
 
-export function unpad(p) {
-  if (!BUCKETS.includes(p.length)) throw new Error('bad padding');
+export function unpad(p, buckets = BUCKETS) {
+  if (!buckets.includes(p.length)) throw new Error('bad padding');
   const n = new DataView(p.buffer, p.byteOffset, p.byteLength).getUint32(0);
   if (n > p.length - 4) throw new Error('bad padding');
   for (let i = 4 + n; i < p.length; i++) if (p[i] !== 0) throw new Error('bad padding');

@@ -11,12 +11,11 @@
 // @noble/curves (the library's choice for P-256 signatures).
 //
 // The library hands back the key material each call used up ("consumed")
-// for the caller to overwrite. This module does not: in Chromium,
-// overwriting what a received message used up broke the decryption of a
-// later message from another member (TestMLSInterface found it; Node.js
-// did not show it), as if the state still used some of them. Forward
-// secrecy rests on what the saved state holds, which no longer has those
-// keys (TestMLSInterface); JavaScript cannot promise to erase memory.
+// for the caller to overwrite. This module does not: in Chromium, doing so
+// broke the decryption of a later message of another member
+// (TestMLSInterface). Forward secrecy rests on what the saved state holds,
+// which no longer has those keys; JavaScript cannot promise to erase
+// memory.
 //
 // A group is immutable: each function that changes it returns the next
 // one and leaves the one it was given as it was, so that a caller whose
@@ -28,13 +27,10 @@ import {
   createCommit,
   createGroup as libCreateGroup,
   decodeGroupState,
-  decodeMlsMessage,
   defaultCapabilities,
   defaultKeyPackageEqualityConfig,
-  defaultKeyRetentionConfig,
   defaultLifetime,
   defaultLifetimeConfig,
-  defaultPaddingConfig,
   emptyPskIndex,
   encodeGroupState,
   encodeMlsMessage,
@@ -42,21 +38,24 @@ import {
   getCiphersuiteFromName,
   getCiphersuiteImpl,
   joinGroup as libJoinGroup,
+  joinGroupExternal,
+  createGroupInfoWithExternalPubAndRatchetTree,
   processPrivateMessage,
+  processPublicMessage,
 } from './vendor/ts-mls@1.6.4/dist/src/index.js';
+// Two functions the index does not export: who sent a private message
+// (its sender data, which the library decrypts again to open it), and a
+// key package's reference, which a welcome names its new members by.
+import { decryptSenderData } from './vendor/ts-mls@1.6.4/dist/src/privateMessage.js';
+import { makeKeyPackageRef } from './vendor/ts-mls@1.6.4/dist/src/keyPackage.js';
+import { LAST_RESORT, decode, decodeKeyPackage, hex } from './mlswire.js';
+
+export { isLastResort, keyPackageMember, readHeader } from './mlswire.js';
 
 /** @typedef {import('./vendor/ts-mls@1.6.4/dist/src/index.js').ClientState} Group */
 /** @typedef {import('./vendor/ts-mls@1.6.4/dist/src/index.js').ClientConfig} ClientConfig */
-/** @typedef {import('./vendor/ts-mls@1.6.4/dist/src/index.js').KeyPackage} LibKeyPackage */
-/** @typedef {import('./vendor/ts-mls@1.6.4/dist/src/index.js').MLSMessage} LibMessage */
 
 export const CIPHERSUITE = 'MLS_128_DHKEMP256_AES128GCM_SHA256_P256';
-
-// LAST_RESORT is the key package extension that marks a device's last
-// resort key package (draft-ietf-mls-extensions, "last_resort", 0x000A):
-// the relay hands it out when the one-time ones are gone, and the device
-// keeps its private keys after a join from it.
-const LAST_RESORT = 0x000a;
 
 /** @type {Promise<import('./vendor/ts-mls@1.6.4/dist/src/index.js').CiphersuiteImpl> | null} */
 let suite = null;
@@ -64,6 +63,19 @@ function impl() {
   suite ??= getCiphersuiteImpl(getCiphersuiteFromName(CIPHERSUITE));
   return suite;
 }
+
+// RETENTION: what a state keeps to open messages that come late. A
+// message's keys are kept for 64 generations after a later one of the same
+// sender opened (receipts and read positions are sealed apart from the
+// chat's messages and may overtake them), up to 1000 generations are
+// skipped ahead (messages sealed and never sent), and the secrets of the 8
+// epochs before the current one stay (a message sealed before commits it
+// did not wait for). Kept keys are what a stolen state opens: no more.
+const RETENTION = { retainKeysForGenerations: 64, retainKeysForEpochs: 8, maximumForwardRatchetSteps: 1000 };
+
+// NO_PADDING: the chats pad each record to the buckets of docs/crypto.md
+// before it is encrypted, so MLS adds none of its own.
+const NO_PADDING = /** @type {const} */ ({ kind: 'alwaysPad', paddingLength: 0 });
 
 /**
  * Validate says whether a member's credential and signature key are to be
@@ -80,10 +92,10 @@ function impl() {
 function config(validate) {
   if (typeof validate !== 'function') throw new TypeError('mls: a group needs a credential check');
   return {
-    keyRetentionConfig: defaultKeyRetentionConfig,
+    keyRetentionConfig: RETENTION,
     lifetimeConfig: defaultLifetimeConfig,
     keyPackageEqualityConfig: defaultKeyPackageEqualityConfig,
-    paddingConfig: defaultPaddingConfig,
+    paddingConfig: NO_PADDING,
     authService: {
       validateCredential: async (credential, key) => credential.credentialType === 'basic' && validate(credential.identity, key),
     },
@@ -142,26 +154,6 @@ export async function makeKeyPackages(device, count, lastResort = false) {
 }
 
 /**
- * isLastResort says whether a key package is marked last resort.
- * @param {Uint8Array} keyPackage
- */
-export function isLastResort(keyPackage) {
-  return decodeKeyPackage(keyPackage).extensions.some((e) => e.extensionType === LAST_RESORT);
-}
-
-/**
- * keyPackageMember is who a key package says it is: its credential's
- * identity and its signature key, to be checked before it is added.
- * @param {Uint8Array} keyPackage
- * @returns {{identity: Uint8Array | null, signaturePublicKey: Uint8Array}}
- */
-export function keyPackageMember(keyPackage) {
-  const leaf = decodeKeyPackage(keyPackage).leafNode;
-  const cred = leaf.credential;
-  return { identity: cred.credentialType === 'basic' ? cred.identity : null, signaturePublicKey: leaf.signaturePublicKey };
-}
-
-/**
  * createGroup makes a group of one, this device, named groupId.
  * @param {Device} device
  * @param {Uint8Array} groupId
@@ -185,13 +177,31 @@ export async function createGroup(device, groupId, validate) {
  * @returns {Promise<{group: Group, commit: Uint8Array, welcome: Uint8Array}>}
  */
 export async function addMembers(group, keyPackages) {
-  const proposals = keyPackages.map((kp) => ({ proposalType: /** @type {const} */ ('add'), add: { keyPackage: decodeKeyPackage(kp) } }));
-  const r = await createCommit({ state: group, cipherSuite: await impl() }, { extraProposals: proposals, ratchetTreeExtension: true });
+  const r = await changeMembers(group, keyPackages, []);
   if (!r.welcome) throw new Error('mls: an addition without a welcome');
+  return { ...r, welcome: r.welcome };
+}
+
+/**
+ * changeMembers commits, in one commit, the addition of the devices whose
+ * key packages are given and the removal of the members at the leaf
+ * indexes given. The welcome (for the added devices) carries the ratchet
+ * tree; it is null when nobody is added.
+ * @param {Group} group
+ * @param {Uint8Array[]} keyPackages
+ * @param {number[]} removeLeaves
+ * @returns {Promise<{group: Group, commit: Uint8Array, welcome: Uint8Array | null}>}
+ */
+export async function changeMembers(group, keyPackages, removeLeaves) {
+  const proposals = [
+    ...removeLeaves.map((removed) => ({ proposalType: /** @type {const} */ ('remove'), remove: { removed } })),
+    ...keyPackages.map((kp) => ({ proposalType: /** @type {const} */ ('add'), add: { keyPackage: decodeKeyPackage(kp) } })),
+  ];
+  const r = await createCommit({ state: group, cipherSuite: await impl() }, { extraProposals: proposals, ratchetTreeExtension: true });
   return {
     group: r.newState,
     commit: encodeMlsMessage(r.commit),
-    welcome: encodeMlsMessage({ version: 'mls10', wireformat: 'mls_welcome', welcome: r.welcome }),
+    welcome: r.welcome ? encodeMlsMessage({ version: 'mls10', wireformat: 'mls_welcome', welcome: r.welcome }) : null,
   };
 }
 
@@ -224,30 +234,139 @@ export async function joinGroup(device, welcome, bundle, validate) {
 }
 
 /**
- * encrypt seals plaintext as an application message of the group.
+ * welcomeFor is the index of the key package (of those given, each an
+ * MLSMessage) that a welcome was made for, or -1: a welcome names each
+ * new member by its key package's reference.
+ * @param {Uint8Array} welcome
+ * @param {Uint8Array[]} keyPackages
+ * @returns {Promise<number>}
+ */
+export async function welcomeFor(welcome, keyPackages) {
+  const m = decode(welcome);
+  if (m.wireformat !== 'mls_welcome') throw new Error('mls: not a welcome');
+  const cs = await impl();
+  const named = new Set(m.welcome.secrets.map((s) => hex(s.newMember)));
+  for (let i = 0; i < keyPackages.length; i++) {
+    if (named.has(hex(await makeKeyPackageRef(decodeKeyPackage(keyPackages[i]), cs.hash)))) return i;
+  }
+  return -1;
+}
+
+/**
+ * exportGroupInfo is the group's GroupInfo (an MLSMessage), signed by this
+ * member, with the ratchet tree and the key that an external commit is
+ * made to: all a device needs to join the group by itself.
+ * @param {Group} group
+ * @returns {Promise<Uint8Array>}
+ */
+export async function exportGroupInfo(group) {
+  const info = await createGroupInfoWithExternalPubAndRatchetTree(group, [], await impl());
+  return encodeMlsMessage({ version: 'mls10', wireformat: 'mls_group_info', groupInfo: info });
+}
+
+/**
+ * joinExternal joins a group by an external commit from its GroupInfo,
+ * with a key package made for it; with resync, the leaf of this device's
+ * signature key is removed in the same commit (a device that fell
+ * behind). The commit (a public message) goes to the group's members.
+ * @param {Device} device
+ * @param {Uint8Array} info
+ * @param {boolean} resync
+ * @param {Validate} validate
+ * @returns {Promise<{group: Group, commit: Uint8Array, groupId: Uint8Array, epoch: bigint}>}
+ */
+export async function joinExternal(device, info, resync, validate) {
+  const m = decode(info);
+  if (m.wireformat !== 'mls_group_info') throw new Error('mls: not a GroupInfo');
+  const [bundle] = await makeKeyPackages(device, 1);
+  const { initPrivateKey, hpkePrivateKey } = splitSecret(bundle.secret);
+  const r = await joinGroupExternal(m.groupInfo, decodeKeyPackage(bundle.keyPackage),
+    { initPrivateKey, hpkePrivateKey, signaturePrivateKey: device.signaturePrivateKey }, resync, await impl(), undefined, config(validate));
+  return {
+    group: r.newState,
+    commit: encodeMlsMessage({ version: 'mls10', wireformat: 'mls_public_message', publicMessage: r.publicMessage }),
+    groupId: m.groupInfo.groupContext.groupId,
+    epoch: m.groupInfo.groupContext.epoch,
+  };
+}
+
+/**
+ * encrypt seals plaintext as an application message of the group, with
+ * authenticatedData bound to it (sent in the clear, authenticated).
  * @param {Group} group
  * @param {Uint8Array} plaintext
+ * @param {Uint8Array} [authenticatedData]
  * @returns {Promise<{group: Group, message: Uint8Array}>}
  */
-export async function encrypt(group, plaintext) {
-  const r = await createApplicationMessage(group, plaintext, await impl());
+export async function encrypt(group, plaintext, authenticatedData = new Uint8Array()) {
+  const r = await createApplicationMessage(group, plaintext, await impl(), authenticatedData);
   return { group: r.newState, message: encodeMlsMessage({ version: 'mls10', wireformat: 'mls_private_message', privateMessage: r.privateMessage }) };
 }
 
 /**
- * receive opens a message of the group: an application message gives its
- * plaintext, a commit (or proposal) the group it leads to. The keys that
- * opened it are gone from the group it returns.
+ * A message opened: an application message gives its plaintext, the
+ * identity of the member that sent it and the data it authenticated; a
+ * commit (or proposal) the group it leads to.
+ * @typedef {{group: Group, kind: 'application', plaintext: Uint8Array, sender: Uint8Array | null, authenticatedData: Uint8Array}
+ *   | {group: Group, kind: 'commit' | 'proposal', plaintext: null, sender: null, authenticatedData: Uint8Array}} Received
+ */
+
+/**
+ * receive opens a message of the group. The keys that opened it are gone
+ * from the group it returns.
  * @param {Group} group
  * @param {Uint8Array} message
- * @returns {Promise<{group: Group, kind: 'application', plaintext: Uint8Array} | {group: Group, kind: 'commit' | 'proposal', plaintext: null}>}
+ * @returns {Promise<Received>}
  */
 export async function receive(group, message) {
   const m = decode(message);
+  if (m.wireformat === 'mls_public_message') {
+    // A commit sent in the clear: an external join.
+    const c = m.publicMessage.content;
+    if (c.contentType !== 'commit') throw new Error('mls: a public message that is not a commit');
+    const r = await processPublicMessage(group, m.publicMessage, emptyPskIndex, await impl());
+    return { group: r.newState, kind: 'commit', plaintext: null, sender: null, authenticatedData: c.authenticatedData };
+  }
   if (m.wireformat !== 'mls_private_message') throw new Error('mls: not a private message');
-  const r = await processPrivateMessage(group, m.privateMessage, emptyPskIndex, await impl());
-  if (r.kind === 'applicationMessage') return { group: r.newState, kind: 'application', plaintext: r.message };
-  return { group: r.newState, kind: m.privateMessage.contentType === 'commit' ? 'commit' : 'proposal', plaintext: null };
+  const pm = m.privateMessage;
+  const cs = await impl();
+  // The sender, from the sender data of the epoch the message names,
+  // before the library opens it with the same.
+  const sender = pm.contentType === 'application' ? await senderOf(group, pm, cs) : null;
+  const r = await processPrivateMessage(group, pm, emptyPskIndex, cs);
+  if (r.kind === 'applicationMessage') {
+    return { group: r.newState, kind: 'application', plaintext: r.message, sender, authenticatedData: pm.authenticatedData };
+  }
+  return { group: r.newState, kind: pm.contentType === 'commit' ? 'commit' : 'proposal', plaintext: null, sender: null, authenticatedData: pm.authenticatedData };
+}
+
+/**
+ * senderOf is the credential identity of the leaf that sent pm, in the
+ * tree of the epoch pm names, or null when that epoch is not kept.
+ * @param {Group} group
+ * @param {import('./vendor/ts-mls@1.6.4/dist/src/index.js').PrivateMessage} pm
+ * @param {import('./vendor/ts-mls@1.6.4/dist/src/index.js').CiphersuiteImpl} cs
+ */
+async function senderOf(group, pm, cs) {
+  const past = pm.epoch === group.groupContext.epoch ? null : group.historicalReceiverData.get(pm.epoch);
+  if (pm.epoch !== group.groupContext.epoch && !past) return null;
+  const secret = past ? past.senderDataSecret : group.keySchedule.senderDataSecret;
+  const tree = past ? past.ratchetTree : group.ratchetTree;
+  const data = await decryptSenderData(pm, secret, cs);
+  const n = data && tree[data.leafIndex * 2];
+  const cred = n && n.nodeType === 'leaf' ? n.leaf.credential : null;
+  return cred && cred.credentialType === 'basic' ? cred.identity : null;
+}
+
+/**
+ * isRepeat says whether receive failed because the message's keys were
+ * used already or dropped: a message opened before (a replay), or one
+ * older than what the state keeps.
+ * @param {unknown} e
+ */
+export function isRepeat(e) {
+  const msg = e instanceof Error ? e.message : '';
+  return msg === 'Desired gen in the past' || msg === 'Cannot process message, epoch too old';
 }
 
 /**
@@ -273,10 +392,10 @@ export function loadGroup(bytes, validate) {
 }
 
 /**
- * groupInfo is what a group is now: its id, epoch and members' identities
- * in leaf order (null for an empty leaf).
+ * groupInfo is what a group is now: its id, epoch, members' identities
+ * in leaf order (null for an empty leaf), and this member's leaf.
  * @param {Group} group
- * @returns {{groupId: Uint8Array, epoch: bigint, members: (Uint8Array | null)[]}}
+ * @returns {{groupId: Uint8Array, epoch: bigint, members: (Uint8Array | null)[], self: number}}
  */
 export function groupInfo(group) {
   const members = [];
@@ -285,80 +404,23 @@ export function groupInfo(group) {
     const cred = n && n.nodeType === 'leaf' ? n.leaf.credential : null;
     members.push(cred && cred.credentialType === 'basic' ? cred.identity : null);
   }
-  return { groupId: group.groupContext.groupId, epoch: group.groupContext.epoch, members };
-}
-
-/**
- * readHeader reads what a message says of itself without any key: its
- * wire format and, for a group's message (private or public), the group's
- * id, the epoch and the content type. Null for bytes that are not one
- * whole MLSMessage.
- * @param {Uint8Array} bytes
- * @returns {{wireformat: string, groupId: Uint8Array | null, epoch: bigint | null, contentType: string | null} | null}
- */
-export function readHeader(bytes) {
-  let m;
-  try { m = decode(bytes); } catch { return null; }
-  if (m.wireformat === 'mls_private_message') {
-    const p = m.privateMessage;
-    return { wireformat: m.wireformat, groupId: p.groupId, epoch: p.epoch, contentType: p.contentType };
-  }
-  if (m.wireformat === 'mls_public_message') {
-    const c = m.publicMessage.content;
-    return { wireformat: m.wireformat, groupId: c.groupId, epoch: c.epoch, contentType: c.contentType };
-  }
-  return { wireformat: m.wireformat, groupId: null, epoch: null, contentType: null };
+  return { groupId: group.groupContext.groupId, epoch: group.groupContext.epoch, members, self: Number(group.privatePath.leafIndex) };
 }
 
 // ---- bytes ----
 
-/**
- * decode reads one whole MLSMessage, or throws.
- * @param {Uint8Array} bytes
- * @returns {LibMessage}
- */
-function decode(bytes) {
-  const r = decodeMlsMessage(bytes, 0);
-  if (!r || r[1] !== bytes.length) throw new Error('mls: not an MLS message');
-  return r[0];
-}
-
-/**
- * @param {Uint8Array} bytes
- * @returns {LibKeyPackage}
- */
-function decodeKeyPackage(bytes) {
-  const m = decode(bytes);
-  if (m.wireformat !== 'mls_key_package') throw new Error('mls: not a key package');
-  return m.keyPackage;
-}
-
 // A key package's secret is its two HPKE private keys, each after its
 // length in one byte (32 for P-256).
 
-/** @param {Uint8Array[]} parts */
-function joinBytes(parts) {
-  const out = new Uint8Array(parts.reduce((n, p) => n + 1 + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    if (p.length > 255) throw new Error('mls: a private key too long');
-    out[at++] = p.length;
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+/** @param {Uint8Array[]} parts the init and the HPKE private keys */
+function joinBytes([init, hpke]) {
+  if (init.length > 255 || hpke.length > 255) throw new Error('mls: a private key too long');
+  return Uint8Array.of(init.length, ...init, hpke.length, ...hpke);
 }
 
 /** @param {Uint8Array} secret */
 function splitSecret(secret) {
-  const parts = [];
-  let at = 0;
-  while (at < secret.length) {
-    const n = secret[at++];
-    if (at + n > secret.length) break;
-    parts.push(secret.slice(at, at + n));
-    at += n;
-  }
-  if (parts.length !== 2 || at !== secret.length) throw new Error('mls: not a key package secret');
-  return { initPrivateKey: parts[0], hpkePrivateKey: parts[1] };
+  const n = secret[0];
+  if (secret.length < 2 + n || secret.length !== 2 + n + secret[1 + n]) throw new Error('mls: not a key package secret');
+  return { initPrivateKey: secret.slice(1, 1 + n), hpkePrivateKey: secret.slice(2 + n) };
 }
