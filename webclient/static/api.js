@@ -48,6 +48,7 @@ async function call(method, path, body, keepalive = false) {
     const extra = {};
     if (resp.headers.get('Retry-After')) extra.retryAfter = Number(resp.headers.get('Retry-After'));
     if (data && data.serverTime) extra.serverTime = data.serverTime;
+    if (data && data.currentEpoch !== undefined) extra.currentEpoch = data.currentEpoch;
     const code = (data && data.error) || 'http_error';
     if (code === 'device_forbidden' && headers['X-Device']) deviceForbidden();
     throw new ApiError(resp.status, code, (data && data.message) || resp.statusText, extra);
@@ -82,3 +83,10 @@ export const putPush = (endpoint, p256dh, auth) => call('PUT', '/api/push', { en
 export const deletePush = () => call('DELETE', '/api/push');
 export const publishKeyPackages = (oneTime, lastResort) => call('POST', '/api/keypackages', lastResort ? { oneTime, lastResort } : { oneTime });
 export const keyPackages = () => call('GET', '/api/keypackages');
+export const claimKeyPackages = (username) => call('POST', '/api/keypackages/claim', { username });
+export const putGroupInfo = (group, epoch, info) => call('PUT', '/api/groups/' + group + '/info', { epoch, info });
+export const getGroupInfo = (group) => call('GET', '/api/groups/' + group + '/info');
+export const accountDevices = (username) => call('GET', '/api/accounts/' + encodeURIComponent(username) + '/devices');
+// sendCommit sends an MLS commit: a 409 stale_epoch says another commit
+// took its epoch first (its currentEpoch names the group's).
+export const sendCommit = (id, to, body) => call('POST', '/api/messages', { id, to, body, kind: 'commit' });

@@ -1,5 +1,6 @@
 // conversation.js: what a person does to a chat on this device only:
-// "Delete for me", and the setting for read receipts.
+// "Delete for me", the setting for read receipts, and the notice that it
+// rejoined a chat's encryption.
 
 import * as store from './store.js';
 import { notify } from './election.js';
@@ -19,4 +20,11 @@ export async function readReceipts() {
 export async function setReadReceipts(on) {
   await store.setPrefs({ ...(await store.prefs()), readReceipts: !!on });
   notify({ type: 'prefs' });
+}
+
+// dismissRejoined hides the notice that this device rejoined the chat's
+// encryption after it fell behind.
+export async function dismissRejoined(chat) {
+  await store.setRejoined(chat, null);
+  notify({ type: 'changed', chats: [chat] });
 }

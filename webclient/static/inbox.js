@@ -15,6 +15,7 @@ import { flushOutbox } from './outbox.js';
 import { refreshKey } from './contacts.js';
 import { parseRecord } from './records.js';
 import { flushReceipts } from './receipts.js';
+import * as mlschat from './mlschat.js';
 import { onBatch, isCurrent, currentSource, opened, setConn, openStream, ackWritten } from './stream.js';
 
 // Messages waiting to decrypt are tried again after this, doubling up to
@@ -104,8 +105,10 @@ async function rotationPending() {
 }
 
 // decrypt turns one envelope into what to write: a message, a read position,
-// an account key, or nothing.
-async function decrypt(env) {
+// an account key, or nothing. b holds the MLS groups of the stream's batch
+// (mlschat.js); without it (a message waiting for a key, which is never an
+// MLS one) only version 1 is read.
+async function decrypt(env, b = null) {
   const me = account.current();
   const device = account.currentDevice();
   const body = c.b64decode(env.body);
@@ -126,6 +129,12 @@ async function decrypt(env) {
   const chat = env.from === me.username ? env.to : env.from;
   const dir = env.from === me.username ? 'out' : 'in';
   const base = { id: env.id, chat, from: env.from, fromDevice: env.fromDevice, to: env.to, dir, ts: env.ts, sort: env.ts, seq: env.seq, status: dir === 'out' ? 'sent' : 'received' };
+  const o = b ? await mlschat.open(env, body, b) : null;
+  if (o) {
+    if ('record' in o) return interpret(o.record, base, self);
+    if ('skip' in o) return { kind: 'skip' };
+    return { kind: 'message', msg: { ...base, text: null, body: env.body, undecryptable: true } };
+  }
   let open = await openSealed(env, chat, body);
   if (open.final && await rotationPending()) open = { waiting: true };
   if (!open.record) {
@@ -325,6 +334,16 @@ function rewound(cursor, ev) {
 
 async function processBatch(batch) {
   if (!account.isLinked()) return waitForLink(batch);
+  // The groups the batch opens stay locked until it is written.
+  const b = new mlschat.Batch();
+  try {
+    await processLinked(batch, b);
+  } finally {
+    b.release();
+  }
+}
+
+async function processLinked(batch, b) {
   const src = currentSource();
   const cursor = (await store.getMeta('cursor')) || { lastSeq: 0 };
   // null after a resync: no seq is known in this epoch, so the next one
@@ -378,7 +397,7 @@ async function processBatch(batch) {
       lost = { upTo: env.seq - 1, reason: 'gap', at: Date.now() };
     }
     gapRetried = false;
-    let r = await decrypt(env);
+    let r = await decrypt(env, b);
     if (r.kind === 'rotated') {
       // Adopted at once: what follows in the batch is sealed to it.
       await account.adoptKey(r.privateKey, r.publicKey);
@@ -397,7 +416,9 @@ async function processBatch(batch) {
   let forged = [];
   if (results.length || last !== cursor.lastSeq || epoch !== cursor.epoch || lost) {
     let kept;
-    ({ changed, noticed: kept, receipts, forged } = await store.storeBatch(results, { lastSeq: last, epoch }, lost, account.me()));
+    ({ changed, noticed: kept, receipts, forged } = await store.storeBatch(results, { lastSeq: last, epoch }, lost, account.me(), await b.writes()));
+    b.release();
+    b.written();
     noticed = noticed || kept;
   }
   logForged(forged);

@@ -163,6 +163,9 @@ async function publish() {
   if (!current(id, acct, dev)) {
     id = await certify(id, acct, dev);
     await store.keepMLSIdentity(id);
+    // The leaves of this device in its groups carry the old certificate:
+    // the groups' upkeep certifies them anew (mlsmembers.js).
+    election.notify({ type: 'mlsidentity' }, false);
   }
   const held = await api.keyPackages();
   let n = id.published ? (held.oneTime < LOW ? ONE_TIME - held.oneTime : 0) : ONE_TIME;

@@ -9,6 +9,7 @@ import * as c from './crypto.js';
 import * as account from './account.js';
 import { isOwner, notify, onRemote, post } from './election.js';
 import { markDeleted } from './contacts.js';
+import * as mlschat from './mlschat.js';
 import { ulid, ulidTime } from './ulid.js';
 
 // REUSE_WINDOW: an id never sent is renewed before its first attempt when
@@ -228,19 +229,32 @@ async function attempt(m, freshOnly = false) {
     changed(m.chat);
   }
   const reused = m.tries > 0;
+  // A rate-limit wait that ended is over: the message is sending again.
+  const attempted = (x) => ({ ...x, tries: x.tries + 1, error: rateWait(x) ? null : x.error, unanswered: true });
   try {
+    let claimed = null;
     if (m.bodyFor !== m.id) {
       // Sealed once per id: a retry must send the very same bytes, or the
-      // relay would see a different envelope under a known id.
-      const { key } = await account.convKey(m.chat);
-      const body = await c.seal(key, c.randomIV(), m.id, account.me(), m.chat, JSON.stringify(recordOf(m)));
-      m = { ...m, body: c.b64encode(body), bodyFor: m.id };
+      // relay would see a different envelope under a known id. In a chat's
+      // MLS group, the attempt is written with the group's next state.
+      const record = JSON.stringify(recordOf(m));
+      const inGroup = await mlschat.seal(m.chat, m.id, record, async (body, metas) => {
+        m = attempted({ ...m, body: c.b64encode(body), bodyFor: m.id });
+        claimed = await store.claimOutgoing(m, metas);
+      });
+      if (!inGroup) {
+        const { key } = await account.convKey(m.chat);
+        const body = await c.seal(key, c.randomIV(), m.id, account.me(), m.chat, record);
+        m = { ...m, body: c.b64encode(body), bodyFor: m.id };
+      }
     }
-    // A rate-limit wait that ended is over: the message is sending again.
-    m = { ...m, tries: m.tries + 1, error: rateWait(m) ? null : m.error, unanswered: true };
+    if (claimed === null) {
+      m = attempted(m);
+      claimed = await store.claimOutgoing(m);
+    }
     // Cancelled meanwhile: it never goes (docs/storage.md, "Cancelling a
     // message").
-    if (!(await store.claimOutgoing(m))) return true;
+    if (!claimed) return true;
     changed(m.chat);
     const res = await api.send(m.id, m.chat, m.body);
     if (m.kind) await store.recordSent(m, res.ts, account.me());

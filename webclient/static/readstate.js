@@ -12,6 +12,7 @@ import * as account from './account.js';
 import { isOwner, notify, onRemote, post, subscribe } from './election.js';
 import { ulid } from './ulid.js';
 import { kickReceipts } from './receipts.js';
+import * as mlschat from './mlschat.js';
 
 let busy = false; // a pass is running
 let again = false; // a record was written during the pass: run once more
@@ -95,8 +96,12 @@ async function sendRecord(rec) {
   try {
     const me = account.me();
     const id = ulid();
-    const { key } = await account.convKey(me);
-    const body = await c.seal(key, c.randomIV(), id, me, me, JSON.stringify({ type: 'read', ...rec }));
+    const record = JSON.stringify({ type: 'read', ...rec });
+    let body = await mlschat.sealNow(me, id, record);
+    if (!body) {
+      const { key } = await account.convKey(me);
+      body = await c.seal(key, c.randomIV(), id, me, me, record);
+    }
     await api.send(id, me, c.b64encode(body));
     await store.readRecordSent(rec);
     retryDelay = 3000;

@@ -279,7 +279,10 @@ export async function chatScreen(username, opening) {
   const warning = ch && ch.keyChanged ? el('div', { class: 'warning', id: 'key-warning', role: 'alert' },
     `${username}'s key has changed. This happens when they create a new account key — or when someone is in the middle. Compare the safety code with ${username} in person or on a call before you trust new messages.`, ' ',
     el('button', { type: 'button', id: 'key-compare', onclick: () => toggleInfo(true) }, 'Compare the safety code')) : '';
-  const c = { username, ch, msgs, shown: shownList, rows: chatRows(shownList, ctx), warning, me };
+  const rejoined = ch && ch.rejoined ? el('div', { class: 'warning', id: 'rejoined-notice', role: 'status' },
+    'This device fell behind the encryption of this chat and joined it again. Messages sent in between may be missing here.', ' ',
+    el('button', { type: 'button', id: 'rejoined-dismiss', onclick: () => sync.dismissRejoined(username) }, 'Dismiss')) : '';
+  const c = { username, ch, msgs, shown: shownList, rows: chatRows(shownList, ctx), warning: [warning, rejoined], me };
   const d = splitView();
   d.split.dataset.open = 'chat';
   renderListPane(d, listData);
@@ -295,7 +298,7 @@ function updateChat({ username, ch, msgs, shown, rows, warning, me }) {
   const added = placeRows(list, rows).filter((r) => r.msg);
   placeMsgStop(list);
   ui.chat.lastOwn = lastOwnOf(shown, me);
-  ui.chat.warning.replaceChildren(warning);
+  ui.chat.warning.replaceChildren(...warning);
   const newIn = added.filter((r) => r.msg.dir === 'in').map((r) => r.msg);
   const sentHere = added.some((r) => r.msg.dir === 'out' && ui.chat.sending);
   if (sentHere) {
@@ -334,7 +337,7 @@ function buildChat(pane, { username, ch, msgs, shown, rows, warning, me }) {
   list.addEventListener('scroll', () => {
     if (ui.chat && ui.chat.list === list) renderJump();
   });
-  const warningSlot = el('div', { class: 'warning-slot' }, warning);
+  const warningSlot = el('div', { class: 'warning-slot' }, ...warning);
   const { text, sendBtn, modeBar, note, limit } = composerParts(username);
   const info = el('section', { id: 'chat-info', class: 'chat-info', hidden: true, 'aria-labelledby': 'chat-info-title' });
   const infoBtn = el('button', {

@@ -16,13 +16,13 @@
 
 // ---- the database and the meta records ----
 
-export { NoDatabase, getMeta, hadAccount, clearAll, startDevice, setAccount, setPurgeNotice, rewind, setPrefs, keepMLSIdentity } from './storedb.js';
+export { NoDatabase, getMeta, hadAccount, clearAll, startDevice, setAccount, setPurgeNotice, rewind, setPrefs, keepMLSIdentity, keepGroups } from './storedb.js';
 
 // ---- reads ----
 
 export {
   getChats, getChat, getMessages, outgoingRecords, unknownMessages, receiptsToSend, prefs, ignoredRecords,
-  getMessage, unsentByChat, readRecordsToSend, waitingMessages, pendingMessages,
+  getMessage, unsentByChat, readRecordsToSend, waitingMessages, pendingMessages, metaKeys,
 } from './storeread.js';
 
 // ---- the order of a chat and read positions (docs/storage.md, "Read
@@ -44,5 +44,5 @@ export {
 } from './storeout.js';
 
 export {
-  setContactKey, acceptContactKey, setVerified, markSeen, markUnread, readRecordSent, receiptsSent, hideMessage,
+  setContactKey, acceptContactKey, setVerified, setRejoined, markSeen, markUnread, readRecordSent, receiptsSent, hideMessage,
 } from './storechat.js';

@@ -4,7 +4,7 @@
 
 import { ulidTime } from './ulid.js';
 import { arrive, applyRead } from './readpos.js';
-import { tx, req, done, chatMessages } from './storedb.js';
+import { tx, req, done, chatMessages, dropKeyPackages } from './storedb.js';
 import { previewOf, queueReceipts, applyRecord, chatCache } from './storerows.js';
 
 // countIgnored counts records not applied, within the meta transaction.
@@ -38,9 +38,11 @@ function addToChat(ch, m, pub) {
 // cursor ({lastSeq, epoch}), in one transaction (ADR 0013): the caller ACKs only after it
 // resolved. A known message id changes nothing. A notice of envelopes the
 // relay no longer has ({upTo, reason}) is kept in the same transaction,
-// unless one as far already was. It returns the chats that changed and
-// whether the notice was kept.
-export async function storeBatch(results, cursor, notice, me) {
+// unless one as far already was. groups is what the batch changed of the
+// MLS groups ({puts: meta records, dropKeyPackages}, mlschat.js): written
+// in the same transaction, so a state moves on only with what it opened.
+// It returns the chats that changed and whether the notice was kept.
+export async function storeBatch(results, cursor, notice, me, groups = { puts: [], dropKeyPackages: [] }) {
   const changed = new Set();
   const t = await tx(['meta', 'messages', 'chats'], 'readwrite');
   const ms = t.objectStore('messages');
@@ -84,6 +86,8 @@ export async function storeBatch(results, cursor, notice, me) {
   for (const [chat, ids] of delivered) await queueReceipts(meta, chat, 'delivered', ids);
   await countIgnored(meta, 'forged', ignored.forged);
   await countIgnored(meta, 'invalid', ignored.invalid);
+  for (const [k, v] of groups.puts) meta.put({ k, v });
+  await dropKeyPackages(meta, groups.dropKeyPackages);
   meta.put({ k: 'cursor', v: cursor });
   let noticed = false;
   if (notice) {

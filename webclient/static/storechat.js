@@ -57,6 +57,19 @@ export async function setVerified(username, on) {
   return !!(ch && ch.publicKey);
 }
 
+// setRejoined records when this device rejoined the chat's MLS group
+// after it fell behind (null: the person dismissed the notice).
+export async function setRejoined(username, at) {
+  const t = await tx(['chats'], 'readwrite');
+  const cs = t.objectStore('chats');
+  const ch = await req(cs.get(username));
+  if (ch) {
+    ch.rejoined = at;
+    cs.put(ch);
+  }
+  await done(t);
+}
+
 // moveReadPosition changes the chat's read position by decide(ch, msgs),
 // which changes ch and returns the late ids seen, or null when nothing
 // changed; it recounts the unread messages and keeps the read record to

@@ -16,13 +16,15 @@
 //              202, of a received one that is waiting to decrypt or
 //              undecryptable, for good.
 //   chats     {username, lastTs, preview, lastOut, unread, read, late,
-//              readThere, readAhead, publicKey, keyChanged, verified};
+//              readThere, readAhead, publicKey, keyChanged, verified, rejoined};
 //              read is the read position {sort, id, v, base}, late the
 //              ids behind it still unread, readThere the last position
 //              taken from another device, readAhead ids read on another
 //              device and not here yet (readpos.js); lastOut: the preview
 //              is of a message sent from the account; verified: the person
-//              marked the safety code of publicKey as compared, here
+//              marked the safety code of publicKey as compared, here;
+//              rejoined: when this device rejoined the chat's MLS group
+//              after it fell behind (its notice, until dismissed)
 //   meta 'reads' {chat: {chat, upTo, sort, v, base, ids}}: read records
 //              not yet accepted by the relay, the newest position of each
 //              chat with the late ids seen since the last one sent
@@ -35,6 +37,13 @@
 //              (mlsidentity.js, ADR 0100), certified by accountKey
 //   meta 'keyPackages' [{keyPackage, secret}]: the key packages this
 //              device made, with their private keys, to join from a welcome
+//   meta 'group:<hex id>' {gid, chat, state, epoch, updated, due}: an MLS group of a
+//              chat that this device is in, state its saved state with
+//              its secrets; 'groupsOf:<chat>' [hex ids], sorted: the
+//              chat's groups; 'groupNew:<chat>' {rec, commit, commitId,
+//              welcome, welcomeId, commitSent}: a group being created;
+//              'groupCommit:<hex id>' {commit, next, welcome, ...}: a
+//              commit sent and not yet settled (mlsgroups.js, ADR 0104)
 // A message row also holds what records did to it (docs/storage.md,
 // "Records"): replyTo, edited {sort, id}, deleted {sort, id}, reactions
 // {emoji: {username: {on, sort, id}}}, tick ('delivered'|'read', of an
@@ -230,6 +239,28 @@ export function rewind(epoch, notice) {
 
 export function setPrefs(p) {
   return putMeta([['prefs', p]]);
+}
+
+// keepGroups writes MLS group records (puts: [k, v] pairs of meta) and
+// deletes the meta records of deletes, in one transaction (mlschat.js).
+export async function keepGroups(puts, deletes = []) {
+  const t = await tx(['meta'], 'readwrite');
+  const ms = t.objectStore('meta');
+  for (const k of deletes) ms.delete(k);
+  for (const [k, v] of puts) ms.put({ k, v });
+  await done(t);
+}
+
+// dropKeyPackages takes the key packages a welcome used (each base64) out
+// of those kept, within the meta transaction: their private keys opened
+// the welcome and have nothing left to open.
+export async function dropKeyPackages(meta, used) {
+  if (!used.length) return;
+  const kept = await req(meta.get('keyPackages'));
+  if (!kept) return;
+  const drop = new Set(used);
+  const b64 = (bytes) => btoa(String.fromCharCode(...bytes));
+  meta.put({ k: 'keyPackages', v: kept.v.filter((k) => !drop.has(b64(k.keyPackage))) });
 }
 
 // keepMLSIdentity records this device's MLS identity and adds the key

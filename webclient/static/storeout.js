@@ -8,10 +8,13 @@ import { refreshPreview, applyRecord, chatCache } from './storerows.js';
 // removeId (the same message under its old id) in the same transaction.
 // With pendingOnly it writes only over a row still pending (removeId's,
 // else m's own) and returns false otherwise: a message cancelled
-// meanwhile is not brought back.
-async function writeOutgoing(m, removeId, pendingOnly = false) {
-  const t = await tx(['messages', 'chats'], 'readwrite');
+// meanwhile is not brought back. The meta records of metas (an MLS
+// group's next state, which sealed m) are written whatever it returns: a
+// state that sealed something is never used again.
+async function writeOutgoing(m, removeId, pendingOnly = false, metas = []) {
+  const t = await tx(metas.length ? ['messages', 'chats', 'meta'] : ['messages', 'chats'], 'readwrite');
   const ms = t.objectStore('messages');
+  for (const [k, v] of metas) t.objectStore('meta').put({ k, v });
   if (pendingOnly) {
     const before = await req(ms.get(removeId || m.id));
     if (!before || before.status !== 'pending') {
@@ -61,9 +64,10 @@ export function renewOutgoing(m, oldId) {
 
 // claimOutgoing records an attempt about to go, m with unanswered set,
 // unless the message was cancelled: it returns whether it did. From then
-// on the relay may hold it, and it can no longer be cancelled.
-export function claimOutgoing(m) {
-  return writeOutgoing({ ...m, unanswered: true }, undefined, true);
+// on the relay may hold it, and it can no longer be cancelled. metas are
+// the meta records to write with it (the MLS group state that sealed it).
+export function claimOutgoing(m, metas = []) {
+  return writeOutgoing({ ...m, unanswered: true }, undefined, true, metas);
 }
 
 // cancelOutgoing deletes a message of the outbox before it goes

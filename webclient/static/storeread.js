@@ -49,6 +49,12 @@ export async function ignoredRecords() {
   return { forged: 0, invalid: 0, ...((await getMeta('ignored')) || {}) };
 }
 
+// metaKeys returns the keys of the meta records that begin with prefix.
+export async function metaKeys(prefix) {
+  const t = await tx(['meta']);
+  return req(t.objectStore('meta').getAllKeys(IDBKeyRange.bound(prefix, prefix + '\uffff')));
+}
+
 export async function getMessage(id) {
   const t = await tx(['messages']);
   return req(t.objectStore('messages').get(id));

@@ -16,12 +16,16 @@
 //   devicewatch.js  the account's devices, polled while visible
 //   mlsidentity.js  this device's MLS identity and key packages, and the
 //                check of another member's
+//   mlsgroups.js, mlschat.js  the chats' MLS groups; sealing and opening
+//                records in them
+//   mlsmembers.js  this account's devices added to and removed from them
 // Screens read what is stored through store.js and change it only here.
 
 import * as account from './account.js';
 import * as election from './election.js';
 import * as stream from './stream.js';
 import './inbox.js'; // the stream's reader: it registers itself with stream.js
+import './mlsmembers.js'; // the groups' upkeep: it listens to the owner's events
 import * as notifications from './notifications.js';
 
 export { subscribe, isOwner } from './election.js';
@@ -29,7 +33,7 @@ export { me, isLinked, isRevoked, currentDevice, load, registerAccount, loginAcc
 export { connection, streaming } from './stream.js';
 export { purgeNotice, dismissPurgeNotice } from './inbox.js';
 export { sendText, retry, flushOutbox, editMessage, deleteForEveryone, react, discard, cancel } from './outbox.js';
-export { deleteForMe, setReadReceipts, readReceipts } from './conversation.js';
+export { deleteForMe, setReadReceipts, readReceipts, dismissRejoined } from './conversation.js';
 export { markSeen, markUnread } from './readstate.js';
 export { openChat, acceptKey, safetyCode, setVerified, isDeleted } from './contacts.js';
 export { state as notificationState, enable as enableNotifications, disable as disableNotifications } from './notifications.js';

@@ -1,0 +1,382 @@
+// mlsgroups.js: the chats' MLS groups as this device keeps them (ADR 0102,
+// ADR 0104, docs/crypto.md "Version 2: chats in MLS groups"): the lock
+// that one tab at a time holds to change a group, the records of the
+// groups in IndexedDB, making a chat's group, and committing a change to
+// a group so that a crash or an outage at any point loses nothing: the
+// commit and the state it leads to are kept before the commit is sent,
+// and taken as the group's state only once the relay accepted it.
+// mlschat.js seals and opens records with the groups; mlsmembers.js
+// decides who is added and removed.
+
+import * as store from './store.js';
+import * as api from './api.js';
+import * as c from './crypto.js';
+import * as account from './account.js';
+import { checkMember, parseIdentity } from './mlsidentity.js';
+import { ulid } from './ulid.js';
+
+const LOCK = 'relay-mls';
+// NO_PEER_MS: a chat whose other account has no device with key packages
+// (a client from before MLS) stays sealed the old way; it asks again after
+// this long.
+const NO_PEER_MS = 5 * 60 * 1000;
+
+/** @type {Promise<typeof import('./mls.js')> | null} */
+let lib = null;
+/** mls is the library's door, loaded when first needed. */
+export function mls() {
+  lib ??= import('./mls.js');
+  return lib;
+}
+
+/**
+ * enabled says whether this client makes MLS groups for chats that have
+ * none. Off by default until linked and revoked devices join and leave
+ * the groups by themselves; 'relay.mls' = 'on' in localStorage turns it
+ * on.
+ */
+export function enabled() {
+  try {
+    return localStorage.getItem('relay.mls') === 'on';
+  } catch {
+    return false;
+  }
+}
+
+/** today is the day (UTC) a group's daily update is counted in. */
+export function today() {
+  return new Date().toISOString().slice(0, 10);
+}
+
+// ---- the lock ----
+
+/**
+ * acquire takes the lock and resolves to the function that releases it.
+ * The lock is not reentrant: whoever holds it never asks for it again.
+ * @returns {Promise<() => void>}
+ */
+export function acquire() {
+  return new Promise((resolve) => {
+    navigator.locks.request(LOCK, () => new Promise((release) => resolve(() => release(undefined))));
+  });
+}
+
+/**
+ * @template T
+ * @param {() => Promise<T>} fn
+ * @returns {Promise<T>}
+ */
+export async function locked(fn) {
+  const release = await acquire();
+  try {
+    return await fn();
+  } finally {
+    release();
+  }
+}
+
+// ---- the records ----
+// meta 'group:<hex id>' {gid, chat, state, epoch, updated, due}: a group
+// this device is in, the day its own leaf was last updated, and whether
+// an update is due (its first send of a day); meta 'groupsOf:<chat>' [hex ids]: the chat's groups, sorted (a chat
+// sends in the smallest, ADR 0102); meta 'groupNew:<chat>' a group being
+// made whose commit and welcome are not both accepted yet; meta
+// 'groupCommit:<hex id>' a commit to the group kept until it is settled.
+
+export const groupKey = (gid) => 'group:' + gid;
+export const listKey = (chat) => 'groupsOf:' + chat;
+const newKey = (chat) => 'groupNew:' + chat;
+const commitKey = (gid) => 'groupCommit:' + gid;
+
+/** @type {Map<string, number>} chat -> when it last had no peer */
+const noPeer = new Map();
+
+/** device is this device's MLS identity, to make and join groups with. */
+export async function device() {
+  const id = await store.getMeta('mls');
+  if (!id) throw new Error('this device has no MLS identity yet');
+  return { identity: id.identity, signaturePublicKey: id.signaturePublicKey, signaturePrivateKey: id.signaturePrivateKey };
+}
+
+/**
+ * members are a group's members by leaf: {leaf, username, deviceId}; a
+ * credential that does not parse is {leaf, username: null}.
+ * @param {{members: (Uint8Array | null)[]}} info
+ */
+export function members(info) {
+  const out = [];
+  info.members.forEach((m, leaf) => {
+    if (!m) return;
+    const id = parseIdentity(m);
+    out.push({ leaf, username: id ? id.username : null, deviceId: id ? id.deviceId : null });
+  });
+  return out;
+}
+
+/**
+ * membersOk says whether every member of a group is a device of one of the
+ * chat's accounts, and both are there.
+ * @param {{members: (Uint8Array | null)[]}} info
+ * @param {string} chat
+ */
+export function membersOk(info, chat) {
+  const names = new Set(members(info).map((m) => m.username));
+  const want = new Set([account.me(), chat]);
+  return names.size === want.size && [...names].every((n) => want.has(n));
+}
+
+/**
+ * claim claims one key package of each device of username (but this one)
+ * and keeps those whose credential names that device and checks, as
+ * {device, keyPackage}; devices without a package are left out.
+ * @param {string} username
+ */
+export async function claim(username) {
+  const m = await mls();
+  const got = await api.claimKeyPackages(username);
+  const out = [];
+  for (const d of got.devices) {
+    if (!d.keyPackage) continue;
+    try {
+      const kp = c.b64decode(d.keyPackage);
+      const who = m.keyPackageMember(kp);
+      const id = who.identity && parseIdentity(who.identity);
+      if (id && id.username === username && id.deviceId === d.device && (await checkMember(who.identity, who.signaturePublicKey))) out.push({ device: d.device, keyPackage: kp });
+      else console.warn('mlsgroups: a key package that does not check was left out');
+    } catch {
+      console.warn('mlsgroups: a key package that does not parse was left out');
+    }
+  }
+  return out;
+}
+
+/**
+ * chatsWithGroups are the chats this device has a group with.
+ * @returns {Promise<string[]>}
+ */
+export async function chatsWithGroups() {
+  return store.metaKeys('groupsOf:').then((ks) => ks.map((k) => k.slice('groupsOf:'.length)));
+}
+
+// ---- making a chat's group ----
+
+/**
+ * create makes the chat's group: this device, the other account's devices
+ * and this account's other devices, from their key packages. It returns
+ * null when the other account has none (the chat stays version 1). The
+ * group, its commit and its welcome are kept before anything is sent.
+ * @param {string} chat
+ */
+async function create(chat) {
+  const m = await mls();
+  const theirs = chat === account.me() ? [] : await claim(chat);
+  if (chat !== account.me() && !theirs.length) {
+    noPeer.set(chat, Date.now());
+    return null;
+  }
+  const mine = await claim(account.me());
+  const gid = crypto.getRandomValues(new Uint8Array(32));
+  let group = await m.createGroup(await device(), gid, checkMember);
+  const adds = [...theirs, ...mine].map((x) => x.keyPackage);
+  let commit = null;
+  let welcome = null;
+  if (adds.length) ({ group, commit, welcome } = await m.addMembers(group, adds));
+  const rec = { gid: c.hex(gid), chat, state: m.saveGroup(group), epoch: Number(m.groupInfo(group).epoch) };
+  const pending = { rec, commit, commitId: ulid(), welcome, welcomeId: ulid(), commitSent: false };
+  await store.keepGroups([[newKey(chat), pending]]);
+  return pending;
+}
+
+/**
+ * finish sends a new group's commit (which makes the relay know the group
+ * at its next epoch), then its welcome, each with its id kept so that a
+ * retry is the same envelope, and then takes the group as the chat's.
+ * @param {string} chat
+ * @param {any} p
+ */
+async function finish(chat, p) {
+  if (p.commit && !p.commitSent) {
+    await api.sendCommit(p.commitId, chat, c.b64encode(p.commit));
+    p = { ...p, commitSent: true };
+    await store.keepGroups([[newKey(chat), p]]);
+  }
+  if (p.welcome) await api.send(p.welcomeId, chat, c.b64encode(p.welcome));
+  const list = (await store.getMeta(listKey(chat))) || [];
+  await store.keepGroups([[groupKey(p.rec.gid), p.rec], [listKey(chat), [...new Set([...list, p.rec.gid])].sort()]], [newKey(chat)]);
+  if (p.commit) await publishInfo(chat, p.rec.gid, p.rec.state);
+}
+
+// ---- the GroupInfo kept on the relay, and rejoining ----
+
+/**
+ * infoKey is the key the chat's GroupInfo is kept under on the relay:
+ * from the two account keys, which the relay does not hold.
+ * @param {string} chat
+ */
+async function infoKey(chat) {
+  const me = account.current();
+  const { pub } = await account.convKey(chat);
+  return c.aesKey(await c.groupInfoKeyBytes(me.privateKey, pub, me.username, chat));
+}
+
+/**
+ * publishInfo keeps, encrypted on the relay, the GroupInfo of the group
+ * at the state just committed, for a member that falls behind to rejoin
+ * from. Best effort: the next commit stores a newer one.
+ * @param {string} chat
+ * @param {string} gid
+ * @param {Uint8Array} state
+ */
+async function publishInfo(chat, gid, state) {
+  try {
+    const m = await mls();
+    const group = m.loadGroup(state, checkMember);
+    const epoch = Number(m.groupInfo(group).epoch);
+    const blob = await c.sealGroupInfo(await infoKey(chat), gid, epoch, await m.exportGroupInfo(group));
+    await api.putGroupInfo(c.b64url(c.unhex(gid)), epoch, c.b64encode(blob));
+  } catch (e) {
+    // A newer one is stored (stale_epoch), or the relay is away: the
+    // group's next commit stores its own.
+    if (!(e instanceof api.ApiError)) console.warn('mlsgroups: the GroupInfo was not stored', e instanceof Error ? e.name : '');
+  }
+}
+
+/**
+ * rejoin joins the chat's group gid again, or for the first time, by an
+ * external commit from the GroupInfo its members keep on the relay: this
+ * device fell behind it (a commit it missed) or was never added (restored
+ * from the recovery key). Under the lock. It returns 'done', 'stale'
+ * (another commit took the epoch: try again), 'none' (no GroupInfo that
+ * opens, or a group of other accounts) or 'member' (nothing to do).
+ * @param {string} chat
+ * @param {string} gid
+ * @param {number} behind the epoch this device found the group past
+ * @returns {Promise<'done' | 'stale' | 'none' | 'member'>}
+ */
+export async function rejoin(chat, gid, behind) {
+  const m = await mls();
+  const old = await store.getMeta(groupKey(gid));
+  if (old && (old.chat !== chat || old.epoch > behind)) return 'member';
+  let got;
+  try {
+    got = await api.getGroupInfo(c.b64url(c.unhex(gid)));
+  } catch (e) {
+    if (e instanceof api.ApiError && e.code === 'unknown_group') return 'none';
+    throw e;
+  }
+  let joined;
+  try {
+    const info = await c.openGroupInfo(await infoKey(chat), gid, got.epoch, c.b64decode(got.info));
+    joined = await m.joinExternal(await device(), info, !!old, checkMember);
+  } catch (e) {
+    console.warn('mlsgroups: a GroupInfo to rejoin from did not open', e instanceof Error ? e.name : '');
+    return 'none';
+  }
+  if (c.hex(joined.groupId) !== gid || !membersOk(m.groupInfo(joined.group), chat)) return 'none';
+  const rec = old || { gid, chat };
+  return commitChange(rec, { group: joined.group, commit: joined.commit, welcome: null }, { gid, chat, rejoined: Date.now(), due: false });
+}
+
+/**
+ * sendingGroup is the record of the group the chat sends in, creating it
+ * if the chat has none and make is set; null when the chat stays
+ * version 1. A commit of the group still unsettled is settled first.
+ * Under the lock.
+ * @param {string} chat
+ * @param {boolean} make
+ */
+export async function sendingGroup(chat, make = true) {
+  const list = (await store.getMeta(listKey(chat))) || [];
+  if (list.length) {
+    await settle(list[0]);
+    return store.getMeta(groupKey(list[0]));
+  }
+  if (!make) return null;
+  let p = await store.getMeta(newKey(chat));
+  if (!p) {
+    const since = noPeer.get(chat);
+    if (since && Date.now() - since < NO_PEER_MS) return null;
+    p = await create(chat);
+    if (!p) return null;
+  }
+  await finish(chat, p);
+  return store.getMeta(groupKey(p.rec.gid));
+}
+
+// ---- committing a change ----
+
+/**
+ * commitChange commits a change to a group (adds, removals), under the
+ * lock: the commit, the welcome and the state it leads to are kept, then
+ * the commit is sent. It returns 'done' when the relay accepted it (the
+ * group is at the next epoch, the welcome sent), 'stale' when another
+ * commit took the epoch first (nothing changed here: the winner comes on
+ * the stream), and throws when the relay could not be reached (the
+ * commit is settled by the next lock holder that needs the group).
+ * @param {any} rec the group's record
+ * @param {{group: any, commit: Uint8Array, welcome: Uint8Array | null}} made
+ * @param {object} [after] fields of the record to set once it is accepted
+ * @returns {Promise<'done' | 'stale'>}
+ */
+export async function commitChange(rec, made, after = {}) {
+  const m = await mls();
+  const p = {
+    gid: rec.gid, chat: rec.chat, commit: made.commit, commitId: ulid(), welcome: made.welcome, welcomeId: ulid(),
+    next: m.saveGroup(made.group), epoch: Number(m.groupInfo(made.group).epoch), accepted: false, after,
+  };
+  await store.keepGroups([[commitKey(rec.gid), p]]);
+  return settlePending(p);
+}
+
+/**
+ * settle settles the group's kept commit, if any: see commitChange.
+ * @param {string} gid
+ */
+export async function settle(gid) {
+  const p = await store.getMeta(commitKey(gid));
+  return p ? settlePending(p) : 'done';
+}
+
+/** @param {any} p */
+async function settlePending(p) {
+  if (!p.accepted) {
+    try {
+      await api.sendCommit(p.commitId, p.chat, c.b64encode(p.commit));
+    } catch (e) {
+      if (e instanceof api.ApiError && e.code === 'stale_epoch') {
+        await store.keepGroups([], [commitKey(p.gid)]);
+        return 'stale';
+      }
+      throw e;
+    }
+    const rec = await store.getMeta(groupKey(p.gid));
+    p = { ...p, accepted: true };
+    const puts = [[groupKey(p.gid), { ...rec, ...(p.after || {}), state: p.next, epoch: p.epoch }], [commitKey(p.gid), p]];
+    const list = (await store.getMeta(listKey(p.chat))) || [];
+    if (!list.includes(p.gid)) puts.push([listKey(p.chat), [...list, p.gid].sort()]);
+    await store.keepGroups(puts);
+    await publishInfo(p.chat, p.gid, p.next);
+  }
+  if (p.welcome) await api.send(p.welcomeId, p.chat, c.b64encode(p.welcome));
+  await store.keepGroups([], [commitKey(p.gid)]);
+  return 'done';
+}
+
+/**
+ * groupsOf is what this device knows of a chat's groups, for the screens
+ * and tests: the ids (the one it sends in first), each one's epoch and
+ * members ("username/device id").
+ * @param {string} chat
+ */
+export async function groupsOf(chat) {
+  const m = await mls();
+  const list = (await store.getMeta(listKey(chat))) || [];
+  const out = [];
+  for (const gid of list) {
+    const rec = await store.getMeta(groupKey(gid));
+    if (!rec) continue;
+    const info = m.groupInfo(m.loadGroup(rec.state, checkMember));
+    out.push({ gid, epoch: rec.epoch, members: members(info).map((x) => `${x.username}/${x.deviceId}`) });
+  }
+  return out;
+}
