@@ -786,7 +786,7 @@ func TestMLSFallenBehindRejoins(t *testing.T) {
 	if n != 1 || len(ms) != 2 {
 		t.Fatalf("alice's group holds %v, want alice's device and bob's once", ms)
 	}
-	fitsWidths(bob, "rejoined")
+	checkScreen(bob, "rejoined-notice")
 	bob.do(chromedp.Click(chromedp.ID("rejoined-dismiss")))
 	bob.waitFor("the notice dismissed", `!document.getElementById('rejoined-notice')`)
 }
@@ -837,4 +837,111 @@ func TestMLSRotationRecertifies(t *testing.T) {
 	bob.waitMessage("with my new key")
 	bob.send("got it")
 	alice.waitMessage("got it")
+}
+
+// TestMLSMigrationAndDowngrade: alice and bob chat the old way (version
+// 1); a message of alice's waits in bob's queue. Then alice's device
+// turns MLS on and sends: the chat moves to a group at that message. Bob,
+// whose switch is off, reads the old history, the old queued message and
+// the new one, and answers in the group: nothing new in the chat is
+// sealed the old way by either. A version 1 message then sent by alice's
+// device (as someone holding her account key could) is refused and shown
+// as such; the same kind of message before the move opened (control).
+func TestMLSMigrationAndDowngrade(t *testing.T) {
+	var log sentLog
+	r := startWrapped(t, log.wrap)
+	_, alice := r.newProfile(t)
+	alice.register("alice")
+	_, bob := r.newProfile(t)
+	bob.register("bob")
+	r.waitKeyPackages("bob's", bob.deviceID(), 20, 1)
+	r.waitKeyPackages("alice's", alice.deviceID(), 20, 1)
+	alice.openChat("bob")
+	alice.send("old one")
+	bob.openChat("alice")
+	bob.waitMessage("old one")
+	bob.send("old reply")
+	alice.waitMessage("old reply")
+	bob.do(chromedp.Navigate("about:blank"))
+	alice.send("queued the old way")
+	alice.waitFor("sent", bubble("queued the old way")+`?.dataset.status === 'sent'`)
+	alice.waitFor("settled", outboxSettled)
+	moved := len(log.list())
+
+	alice.mlsOn()
+	alice.send("first in MLS")
+	alice.waitFor("sent", bubble("first in MLS")+`?.dataset.status === 'sent'`)
+	bob.do(chromedp.Navigate(r.URL + "/#/chat/alice"))
+	bob.waitMessage("first in MLS")
+	for _, text := range []string{"old one", "old reply", "queued the old way"} {
+		if !bob.hasMessage(text) {
+			t.Fatalf("bob's chat lost %q: %q", text, bob.messages())
+		}
+	}
+	bob.send("reply in MLS")
+	alice.waitMessage("reply in MLS")
+	for _, tb := range []*tab{alice, bob} {
+		tb.waitFor("settled", mlsSettled)
+	}
+	// Once a device sent in the group, it seals nothing the old way. (Bob's
+	// receipt of the old queued message may go the old way: his device
+	// had not met the group yet.)
+	// The chat is the pair of accounts; notes to self (bob's read
+	// positions) are another chat, which did not move.
+	speaks := map[string]bool{}
+	bobDevice := bob.deviceID()
+	for _, e := range log.list()[moved:] {
+		if (e.To == "bob") != (e.Device != bobDevice) {
+			continue // to oneself
+		}
+		if mlsWire(e.Body) != "" {
+			speaks[e.Device] = true
+		} else if speaks[e.Device] {
+			t.Fatalf("after its device sent in the group, an envelope of %d bytes (kind %q) was sealed the old way", len(e.Body), e.Kind)
+		}
+	}
+	if len(speaks) != 2 {
+		t.Fatalf("%d devices sent in the group, want alice's and bob's", len(speaks))
+	}
+
+	// A version 1 message from alice's device, now that it speaks MLS.
+	sendRaw(alice, "bob", `{type: 'text', text: 'forged the old way'}`)
+	bob.waitFor("the refused message", `[...document.querySelectorAll('#messages .msg.undecryptable .text')].some((e) => e.textContent.startsWith('Refused'))`)
+	if bob.hasMessage("forged the old way") {
+		t.Fatal("bob shows the version 1 message of a device that speaks MLS")
+	}
+	checkScreen(bob, "downgrade")
+}
+
+// TestMLSRefusesAnUncertifiedMember: a commit to alice and bob's group
+// adds a device that claims to be alice's, certified by a key that is
+// not the one the directory serves for alice (as a relay that swapped her
+// key, or a forger, would make). Bob's device refuses the commit (its
+// group stays at its epoch) and the chat warns, pointing to the safety
+// code. The control is the same commit with a device alice's key
+// certified, which is applied (TestMLSDevicesJoinAndLeave).
+func TestMLSRefusesAnUncertifiedMember(t *testing.T) {
+	var log sentLog
+	_, alice, bob := mlsPair(t, &log)
+	e := settledEpoch(t, alice, bob, "before the forged addition")
+	eval[chromedp.Void](alice, `(async () => {
+  const mls = await import('/mls.js'); const c = await import('/crypto.js'); const idm = await import('/mlsidentity.js');
+  const s = await import('/store.js'); const api = await import('/api.js'); const { ulid } = await import('/ulid.js');
+  const fakeDevice = ulid();
+  const keys = await mls.newDevice(new Uint8Array());
+  const other = await c.generateKeyPair();
+  const cert = await c.certifyDevice(other.privateKey, 'alice', fakeDevice, keys.signaturePublicKey);
+  const [kp] = await mls.makeKeyPackages({ ...keys, identity: idm.encodeIdentity('alice', fakeDevice, cert) }, 1);
+  const list = await s.getMeta('groupsOf:bob');
+  const g = mls.loadGroup((await s.getMeta('group:' + list[0])).state, mls.acceptAll);
+  const made = await mls.changeMembers(g, [kp.keyPackage], []);
+  await api.sendCommit(ulid(), 'bob', c.b64encode(made.commit));
+})()`)
+	bob.waitFor("the warning", `document.getElementById('refused-notice')`)
+	if got := eval[int](bob, epochJS("alice")); got != e {
+		t.Fatalf("bob's group went from epoch %d to %d", e, got)
+	}
+	checkScreen(bob, "refused-notice")
+	bob.do(chromedp.Click(chromedp.ID("refused-compare")))
+	bob.waitFor("the safety code", `document.getElementById('chat-info') && !document.getElementById('chat-info').hidden`)
 }

@@ -1,6 +1,6 @@
 // conversation.js: what a person does to a chat on this device only:
-// "Delete for me", the setting for read receipts, and the notice that it
-// rejoined a chat's encryption.
+// "Delete for me", the setting for read receipts, and dismissing the
+// notices of a chat's encryption.
 
 import * as store from './store.js';
 import { notify } from './election.js';
@@ -22,9 +22,10 @@ export async function setReadReceipts(on) {
   notify({ type: 'prefs' });
 }
 
-// dismissRejoined hides the notice that this device rejoined the chat's
-// encryption after it fell behind.
-export async function dismissRejoined(chat) {
-  await store.setRejoined(chat, null);
+// dismissNotice hides a notice of the chat's encryption: 'rejoined' (this
+// device fell behind and joined it again) or 'refused' (a device that its
+// account key did not certify was refused).
+export async function dismissNotice(chat, kind) {
+  await store.setNotice(chat, kind, null);
   notify({ type: 'changed', chats: [chat] });
 }

@@ -135,6 +135,11 @@ async function decrypt(env, b = null) {
     if ('skip' in o) return { kind: 'skip' };
     return { kind: 'message', msg: { ...base, text: null, body: env.body, undecryptable: true } };
   }
+  if (b && (await mlschat.isDowngrade(env, chat, b))) {
+    // Kept sealed and shown as refused: a downgrade (docs/crypto.md).
+    console.warn('sync: a message sealed the old way by a device that speaks MLS in the chat was refused');
+    return { kind: 'message', msg: { ...base, text: null, body: env.body, undecryptable: true, downgrade: true } };
+  }
   let open = await openSealed(env, chat, body);
   if (open.final && await rotationPending()) open = { waiting: true };
   if (!open.record) {

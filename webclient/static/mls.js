@@ -370,6 +370,16 @@ export function isRepeat(e) {
 }
 
 /**
+ * isRefusedMember says whether joining or applying a commit failed
+ * because the credential check (Validate) refused a member.
+ * @param {unknown} e
+ */
+export function isRefusedMember(e) {
+  const msg = e instanceof Error ? e.message : '';
+  return msg === 'Could not validate credential' || msg === 'Could not validate external credential';
+}
+
+/**
  * saveGroup is the group as bytes (its secrets included: store them as
  * the device's keys are stored).
  * @param {Group} group

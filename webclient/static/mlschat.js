@@ -19,10 +19,15 @@ import * as c from './crypto.js';
 import * as account from './account.js';
 import { checkMember, parseIdentity } from './mlsidentity.js';
 import * as api from './api.js';
+import { notify } from './election.js';
 import { mls, enabled, acquire, locked, groupKey, listKey, sendingGroup, membersOk, members, device, today } from './mlsgroups.js';
 import { upkeep, rejoinLater } from './mlsmembers.js';
 
 export { enabled, groupsOf } from './mlsgroups.js';
+
+// meta 'mlsSpeakers:<chat>' [device ids]: the devices seen sending in the
+// chat's MLS group, whose version 1 envelopes are refused from then on.
+const speakersKey = (chat) => 'mlsSpeakers:' + chat;
 
 const te = new TextEncoder();
 const td = new TextDecoder('utf-8', { fatal: true });
@@ -127,6 +132,10 @@ export class Batch {
     this.usedKeyPackages = [];
     /** @type {Map<string, {chat: string, gid: string, epoch: number}>} groups this device is behind in */
     this.behind = new Map();
+    /** @type {Set<string>} chats in which a member was refused */
+    this.refused = new Set();
+    /** @type {Map<string, string[]>} chat -> devices seen sending in its group */
+    this.speakers = new Map();
     /** @type {Set<string>} ids opened in this batch */
     this.ids = new Set();
     /** @type {(() => void) | null} */
@@ -146,6 +155,20 @@ export class Batch {
    * behind in are rejoined. */
   written() {
     rejoinLater(this.behind);
+    for (const chat of this.refused) {
+      store.setNotice(chat, 'refused', Date.now()).then(() => notify({ type: 'changed', chats: [chat] }), () => {});
+    }
+  }
+
+  /**
+   * speaker notes a device seen sending in the chat's group.
+   * @param {string} chat
+   * @param {string} sender
+   */
+  async speaker(chat, sender) {
+    if (!this.speakers.has(chat)) this.speakers.set(chat, (await store.getMeta(speakersKey(chat))) || []);
+    const list = /** @type {string[]} */ (this.speakers.get(chat));
+    if (!list.includes(sender)) list.push(sender);
   }
 
   /** @param {string} gid */
@@ -179,6 +202,7 @@ export class Batch {
       if (g) puts.push([groupKey(gid), { ...g.rec, state: m.saveGroup(g.group), epoch: Number(m.groupInfo(g.group).epoch) }]);
     }
     for (const [chat, list] of this.lists) puts.push([listKey(chat), list]);
+    for (const [chat, list] of this.speakers) puts.push([speakersKey(chat), list]);
     return { puts, dropKeyPackages: this.usedKeyPackages };
   }
 }
@@ -240,11 +264,13 @@ export async function open(env, body, b) {
       return { skip: true };
     }
     console.warn('mlschat: a message of a group did not open', e instanceof Error ? e.name : '');
+    if (m.isRefusedMember(e)) b.refused.add(chat);
     return h.contentType === 'application' ? { undecryptable: true } : { skip: true };
   }
   if (r.kind !== 'application') {
     if (!membersOk(m.groupInfo(r.group), chat) || !(await joinersLive(m, g.group, r.group))) {
       console.warn('mlschat: a commit brought a member of another account or a device the relay does not list; the group is left as it was');
+      b.refused.add(chat);
       return { skip: true };
     }
     b.groups.set(gid, { rec: g.rec, group: r.group });
@@ -265,7 +291,31 @@ export async function open(env, body, b) {
     return { undecryptable: true };
   }
   b.ids.add(env.id);
+  await b.speaker(chat, env.fromDevice);
   return { record };
+}
+
+/**
+ * isDowngrade says whether a version 1 envelope in chat comes from a
+ * device that this device already saw send in the chat's MLS group: a
+ * device that speaks MLS in a chat never seals anything new there the old
+ * way, so such an envelope is refused (docs/crypto.md, "Moving a chat").
+ * @param {{fromDevice: string}} env
+ * @param {string} chat
+ * @param {Batch | null} b
+ */
+export async function isDowngrade(env, chat, b) {
+  if (b && (b.speakers.get(chat) || []).includes(env.fromDevice)) return true;
+  return ((await store.getMeta(speakersKey(chat))) || []).includes(env.fromDevice);
+}
+
+/**
+ * hasGroup says whether the chat has an MLS group here: nothing new in it
+ * is sealed the old way.
+ * @param {string} chat
+ */
+export async function hasGroup(chat) {
+  return ((await store.getMeta(listKey(chat))) || []).length > 0;
 }
 
 /**
@@ -307,12 +357,14 @@ async function join(env, body, chat, b) {
     group = await m.joinGroup(await device(), body, kept[i], checkMember);
   } catch (e) {
     console.warn('mlschat: a welcome did not open', e instanceof Error ? e.name : '');
+    if (m.isRefusedMember(e)) b.refused.add(chat);
     return;
   }
   const info = m.groupInfo(group);
   const gid = c.hex(info.groupId);
   if (!membersOk(info, chat)) {
     console.warn('mlschat: a welcome to a group with devices of another account was refused');
+    b.refused.add(chat);
     return;
   }
   if (!m.isLastResort(kept[i].keyPackage)) b.usedKeyPackages.push(c.b64encode(kept[i].keyPackage));

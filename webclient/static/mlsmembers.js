@@ -176,7 +176,7 @@ async function rejoinAll() {
     }
     behind.delete(gid);
     if (out === 'done') {
-      await store.setRejoined(x.chat, Date.now());
+      await store.setNotice(x.chat, 'rejoined', Date.now());
       election.notify({ type: 'changed', chats: [x.chat] });
     }
   }

@@ -228,6 +228,12 @@ async function attempt(m, freshOnly = false) {
     if (!(await store.renewOutgoing(m, oldId))) return true;
     changed(m.chat);
   }
+  // Sealed the old way before the chat had an MLS group, and never at the
+  // relay (every attempt was answered, none accepted): sealed again in the
+  // group, under the same id, so that nothing new goes the old way.
+  if (m.bodyFor === m.id && !m.unanswered && m.body && !mlschat.looksMLS(c.b64decode(m.body)) && (await mlschat.hasGroup(m.chat))) {
+    m = { ...m, bodyFor: null };
+  }
   const reused = m.tries > 0;
   // A rate-limit wait that ended is over: the message is sending again.
   const attempted = (x) => ({ ...x, tries: x.tries + 1, error: rateWait(x) ? null : x.error, unanswered: true });

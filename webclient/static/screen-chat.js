@@ -281,8 +281,12 @@ export async function chatScreen(username, opening) {
     el('button', { type: 'button', id: 'key-compare', onclick: () => toggleInfo(true) }, 'Compare the safety code')) : '';
   const rejoined = ch && ch.rejoined ? el('div', { class: 'warning', id: 'rejoined-notice', role: 'status' },
     'This device fell behind the encryption of this chat and joined it again. Messages sent in between may be missing here.', ' ',
-    el('button', { type: 'button', id: 'rejoined-dismiss', onclick: () => sync.dismissRejoined(username) }, 'Dismiss')) : '';
-  const c = { username, ch, msgs, shown: shownList, rows: chatRows(shownList, ctx), warning: [warning, rejoined], me };
+    el('button', { type: 'button', id: 'rejoined-dismiss', onclick: () => sync.dismissNotice(username, 'rejoined') }, 'Dismiss')) : '';
+  const refused = ch && ch.refused ? el('div', { class: 'warning', id: 'refused-notice', role: 'alert' },
+    `A device was refused in this chat: its account's key, as the relay serves it, did not certify it. Someone may be trying to listen in. Compare the safety code with ${username}.`, ' ',
+    el('button', { type: 'button', id: 'refused-compare', onclick: () => toggleInfo(true) }, 'Compare the safety code'), ' ',
+    el('button', { type: 'button', id: 'refused-dismiss', onclick: () => sync.dismissNotice(username, 'refused') }, 'Dismiss')) : '';
+  const c = { username, ch, msgs, shown: shownList, rows: chatRows(shownList, ctx), warning: [warning, refused, rejoined], me };
   const d = splitView();
   d.split.dataset.open = 'chat';
   renderListPane(d, listData);

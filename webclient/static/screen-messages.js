@@ -14,6 +14,7 @@ import { ui, view, retryable, plural } from './ui.js';
 export function bodyText(m) {
   if (m.unknown) return 'This message needs a newer version of the app. Update the app to read it.';
   if (m.waiting) return `Waiting to decrypt… This message will appear when ${m.chat}'s key can be fetched from the relay.`;
+  if (m.downgrade) return 'Refused: this message came without the chat\u2019s forward-secret encryption, which the sender\u2019s device already uses. Someone who holds the account key may have forged it.';
   if (m.undecryptable) return 'Could not decrypt this message.';
   return m.text;
 }

@@ -44,5 +44,5 @@ export {
 } from './storeout.js';
 
 export {
-  setContactKey, acceptContactKey, setVerified, setRejoined, markSeen, markUnread, readRecordSent, receiptsSent, hideMessage,
+  setContactKey, acceptContactKey, setVerified, setNotice, markSeen, markUnread, readRecordSent, receiptsSent, hideMessage,
 } from './storechat.js';

@@ -57,14 +57,16 @@ export async function setVerified(username, on) {
   return !!(ch && ch.publicKey);
 }
 
-// setRejoined records when this device rejoined the chat's MLS group
-// after it fell behind (null: the person dismissed the notice).
-export async function setRejoined(username, at) {
+// setNotice records when something the chat tells until dismissed
+// happened (null: the person dismissed it): 'rejoined', this device
+// rejoined the chat's MLS group after it fell behind; 'refused', a member
+// whose credential did not check was refused.
+export async function setNotice(username, kind, at) {
   const t = await tx(['chats'], 'readwrite');
   const cs = t.objectStore('chats');
   const ch = await req(cs.get(username));
-  if (ch) {
-    ch.rejoined = at;
+  if (ch && (kind === 'rejoined' || kind === 'refused')) {
+    ch[kind] = at;
     cs.put(ch);
   }
   await done(t);

@@ -11,12 +11,13 @@
 //                     'purge' {upTo, reason, at, dismissed}
 //   messages  {id, chat, from, fromDevice, to, dir ('in'|'out'), text, ts,
 //              sort, status, error, seq, tries, body, bodyFor, waiting,
-//              undecryptable}; index 'chat' on [chat, sort]. body is the
+//              undecryptable, downgrade}; index 'chat' on [chat, sort]. body is the
 //              sealed envelope in base64: of an outgoing message until its
 //              202, of a received one that is waiting to decrypt or
 //              undecryptable, for good.
 //   chats     {username, lastTs, preview, lastOut, unread, read, late,
-//              readThere, readAhead, publicKey, keyChanged, verified, rejoined};
+//              readThere, readAhead, publicKey, keyChanged, verified, rejoined,
+//              refused};
 //              read is the read position {sort, id, v, base}, late the
 //              ids behind it still unread, readThere the last position
 //              taken from another device, readAhead ids read on another
@@ -24,7 +25,9 @@
 //              is of a message sent from the account; verified: the person
 //              marked the safety code of publicKey as compared, here;
 //              rejoined: when this device rejoined the chat's MLS group
-//              after it fell behind (its notice, until dismissed)
+//              after it fell behind, refused: when a member whose
+//              credential did not check was refused (notices, until
+//              dismissed)
 //   meta 'reads' {chat: {chat, upTo, sort, v, base, ids}}: read records
 //              not yet accepted by the relay, the newest position of each
 //              chat with the late ids seen since the last one sent

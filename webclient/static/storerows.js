@@ -10,6 +10,7 @@ import { req, newChat, chatMessages } from './storedb.js';
 // previewOf is what the chat list shows of a message.
 export function previewOf(m) {
   if (m.waiting) return 'Waiting to decrypt…';
+  if (m.downgrade) return 'Refused message';
   if (m.undecryptable) return 'Could not decrypt';
   if (m.deleted) return 'This message was deleted';
   if (m.unknown) return 'Needs a newer version of the app';

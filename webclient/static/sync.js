@@ -33,7 +33,7 @@ export { me, isLinked, isRevoked, currentDevice, load, registerAccount, loginAcc
 export { connection, streaming } from './stream.js';
 export { purgeNotice, dismissPurgeNotice } from './inbox.js';
 export { sendText, retry, flushOutbox, editMessage, deleteForEveryone, react, discard, cancel } from './outbox.js';
-export { deleteForMe, setReadReceipts, readReceipts, dismissRejoined } from './conversation.js';
+export { deleteForMe, setReadReceipts, readReceipts, dismissNotice } from './conversation.js';
 export { markSeen, markUnread } from './readstate.js';
 export { openChat, acceptKey, safetyCode, setVerified, isDeleted } from './contacts.js';
 export { state as notificationState, enable as enableNotifications, disable as disableNotifications } from './notifications.js';
