@@ -3,11 +3,7 @@ package webclient_test
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -17,129 +13,6 @@ import (
 
 	"relay/internal/browser"
 )
-
-// mlsOn turns MLS chats on in this tab's profile: a chat it starts is
-// sealed in an MLS group (mlschat.js reads the switch at each seal).
-func (tb *tab) mlsOn() {
-	tb.t.Helper()
-	eval[chromedp.Void](tb, `localStorage.setItem('relay.mls', 'on')`)
-}
-
-// sent is an envelope a client sent, as the relay received it.
-type sent struct {
-	ID, To, Kind string
-	Body         []byte
-	Device       string
-}
-
-// sentLog keeps every envelope that reaches POST /api/messages, and the
-// status the relay answered each commit. Armed with holdCommits(n), it
-// holds the commits that arrive until n of them are there, then lets
-// them all through at once.
-type sentLog struct {
-	mu       sync.Mutex
-	all      []sent
-	statuses []int // of commits, in the order answered
-	hold     int
-	held     int
-	release  chan struct{}
-}
-
-// holdCommits holds the next n commits until all n arrived.
-func (l *sentLog) holdCommits(n int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.hold, l.held, l.release = n, 0, make(chan struct{})
-}
-
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	w.status = code
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (l *sentLog) wrap(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if req.Method != http.MethodPost || req.URL.Path != "/api/messages" {
-			h.ServeHTTP(w, req)
-			return
-		}
-		raw, _ := io.ReadAll(req.Body)
-		req.Body = io.NopCloser(bytes.NewReader(raw))
-		var in struct{ ID, To, Kind, Body string }
-		if json.Unmarshal(raw, &in) != nil {
-			h.ServeHTTP(w, req)
-			return
-		}
-		body, _ := base64.StdEncoding.DecodeString(in.Body)
-		l.mu.Lock()
-		l.all = append(l.all, sent{ID: in.ID, To: in.To, Kind: in.Kind, Body: body, Device: req.Header.Get("X-Device")})
-		var wait chan struct{}
-		if in.Kind == "commit" && l.held < l.hold {
-			l.held++
-			wait = l.release
-			if l.held == l.hold {
-				close(l.release)
-			}
-		}
-		l.mu.Unlock()
-		if wait != nil {
-			select {
-			case <-wait:
-			case <-time.After(20 * time.Second):
-			case <-req.Context().Done():
-				return
-			}
-		}
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		h.ServeHTTP(sw, req)
-		if in.Kind == "commit" {
-			l.mu.Lock()
-			l.statuses = append(l.statuses, sw.status)
-			l.mu.Unlock()
-		}
-	})
-}
-
-// commitStatuses are the statuses the relay answered commits with.
-func (l *sentLog) commitStatuses() []int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]int(nil), l.statuses...)
-}
-
-func (l *sentLog) list() []sent {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]sent(nil), l.all...)
-}
-
-// mlsWire is what an envelope body is as an MLS message (version mls10):
-// "public", "private", "welcome", or "" for anything else (a version 1 body, a
-// link envelope).
-func mlsWire(body []byte) string {
-	if len(body) < 4 || body[0] != 0 || body[1] != 1 || body[2] != 0 {
-		return ""
-	}
-	switch body[3] {
-	case 1:
-		return "public"
-	case 2:
-		return "private"
-	case 3:
-		return "welcome"
-	}
-	return ""
-}
-
-// groupsJS is what a tab's client knows of its groups with peer.
-func groupsJS(peer string) string {
-	return `import('/mlschat.js').then((m) => m.groupsOf(` + js(peer) + `)).then((g) => g.map((x) => x.gid))`
-}
 
 // TestChatInMLSGroup: alice (laptop and phone) and bob chat with MLS on.
 // The laptop's first message makes the chat's group, with bob's device
@@ -319,27 +192,16 @@ func TestMLSForwardSecrecy(t *testing.T) {
 	}
 	waitQueueEmpty(t, r)
 
-	bodyOf := func(from *tab, id string) map[string]string {
-		for _, e := range log.list() {
-			if e.ID == id {
-				return map[string]string{"id": e.ID, "from": eval[string](from, `import('/sync.js').then(s => s.me())`), "to": e.To, "body": base64.StdEncoding.EncodeToString(e.Body)}
-			}
-		}
-		t.Fatalf("envelope %s was not captured", id)
-		return nil
+	capture := func(from *tab, text string) map[string]string {
+		b := log.body(t, msgID(from, "bob", text))
+		return map[string]string{"id": msgID(from, "bob", text), "from": eval[string](from, `import('/sync.js').then(s => s.me())`), "to": "bob", "body": b["body"]}
 	}
-	idOf := func(tb *tab, peer, text string) string {
-		return eval[string](tb, `import('/store.js').then(s => s.getMessages(`+js(peer)+`)).then(ms => ms.find(m => m.text === `+js(text)+`).id)`)
-	}
-	captured := []map[string]string{
-		bodyOf(alice, idOf(alice, "bob", "first secret")),
-		bodyOf(alice, idOf(alice, "bob", "second secret")),
-		bodyOf(carol, idOf(carol, "bob", "carol's old-style secret")),
-	}
-	// The theft: bob's profile as it is now. What is sent after it is
-	// captured, then opened with the stolen states.
-	snapshot := eval[[]string](bob, `(async () => { const s = await import('/store.js'); const out = []; for (const chat of ['alice', 'carol']) for (const gid of (await s.getMeta('groupsOf:' + chat)) || []) out.push(gid); return out; })()`)
-	if len(snapshot) == 0 {
+	captured := []map[string]string{capture(alice, "first secret"), capture(alice, "second secret"), capture(carol, "carol's old-style secret")}
+	// The theft: bob's profile as it is now, once the commits due (the
+	// daily updates of first sends) landed.
+	settledEpoch(t, alice, bob, "before the theft")
+	stolen := stolenStates(bob, "alice")
+	if len(stolen) == 0 {
 		t.Fatal("bob is in no group")
 	}
 	got := eval[[]string](bob, `(`+stealJS+`)(`+js(captured)+`)`)
@@ -352,21 +214,12 @@ func TestMLSForwardSecrecy(t *testing.T) {
 		}
 	}
 	// A stolen state opens what comes after it until the group heals: the
-	// method of the theft works. The state is the one stolen above, kept
-	// in the page before bob reads on.
-	eval[chromedp.Void](bob, `(async () => { const s = await import('/store.js'); window.__stolen = []; for (const gid of `+js(snapshot)+`) window.__stolen.push((await s.getMeta('group:' + gid)).state); })()`)
+	// method of the theft works.
 	alice.send("third secret")
 	bob.openChat("alice")
 	bob.waitMessage("third secret")
-	later := bodyOf(alice, idOf(alice, "bob", "third secret"))
-	opened := eval[string](bob, `(async (b) => {
-  const c = await import('/crypto.js'); const mls = await import('/mls.js');
-  for (const st of window.__stolen) {
-    try { const r = await mls.receive(mls.loadGroup(st, mls.acceptAll), c.b64decode(b.body)); return new TextDecoder().decode(c.unpad(r.plaintext, c.MLS_BUCKETS)); } catch {}
-  }
-  return '';
-})(`+js(later)+`)`)
-	if !bytes.Contains([]byte(opened), []byte("third secret")) {
+	_, thief := r.newProfile(t)
+	if opened := openStolen(thief, stolen, log.body(t, msgID(alice, "bob", "third secret"))); !bytes.Contains([]byte(opened), []byte("third secret")) {
 		t.Fatalf("the state stolen before a message does not open it: %q", opened)
 	}
 }
@@ -507,207 +360,6 @@ func TestMLSReplayChangesNothing(t *testing.T) {
 	}
 }
 
-// membersJS is the members ("username/device") of the group tb sends in
-// with peer, or [] when it has none.
-func membersJS(peer string) string {
-	return `import('/mlschat.js').then((m) => m.groupsOf(` + js(peer) + `)).then((g) => g.length ? g[0].members : [])`
-}
-
-// hasMember is a condition: tb's group with peer has member ("user/device")
-// (or has not, with want false).
-func hasMember(peer, member string, want bool) string {
-	return membersJS(peer) + `.then((ms) => ms.includes(` + js(member) + `) === ` + js(want) + `)`
-}
-
-// openWithJS opens a captured envelope body ({body}) with the group
-// states in window.__stolen: the plaintext, or "".
-const openWithJS = `async (b) => {
-  const c = await import('/crypto.js'); const mls = await import('/mls.js');
-  for (const st of window.__stolen) {
-    try { const r = await mls.receive(mls.loadGroup(st, mls.acceptAll), c.b64decode(b.body)); if (r.kind === 'application') return new TextDecoder().decode(c.unpad(r.plaintext, c.MLS_BUCKETS)); } catch {}
-  }
-  return '';
-}`
-
-// TestMLSDevicesJoinAndLeave: alice and bob chat in an MLS group; alice
-// links a phone. Her laptop adds the phone to the chat's group by itself,
-// and the phone reads what is sent from then on and sends in the group.
-// Then the laptop revokes the phone: the laptop removes it from the
-// group, bob's device follows, and the phone's state, stolen just before,
-// opens what bob sent while it was a member but nothing he sent after
-// its removal.
-func TestMLSDevicesJoinAndLeave(t *testing.T) {
-	var log sentLog
-	r := startWrapped(t, log.wrap)
-	_, laptop := r.newProfile(t)
-	laptop.mlsOn()
-	laptop.register("alice")
-	_, bob := r.newProfile(t)
-	bob.mlsOn()
-	bob.register("bob")
-	r.waitKeyPackages("bob's", bob.deviceID(), 20, 1)
-	laptop.openChat("bob")
-	laptop.send("before the phone")
-	bob.openChat("alice")
-	bob.waitMessage("before the phone")
-
-	phone := linkedDevice(t, r, laptop, "alice")
-	pid := phone.deviceID()
-	laptop.waitFor("the phone added to the chat's group", hasMember("bob", "alice/"+pid, true))
-	bob.waitFor("bob's device sees the phone in the group", hasMember("alice", "alice/"+pid, true))
-	phone.waitFor("the phone in the chat's group", hasMember("bob", "alice/"+pid, true))
-	phone.openChat("bob")
-	bob.send("after the phone")
-	phone.waitMessage("after the phone")
-	phone.send("from the phone")
-	bob.waitMessage("from the phone")
-	laptop.openChat("bob")
-	laptop.waitMessage("from the phone")
-
-	// The phone's state, stolen, then a message while it is a member.
-	eval[chromedp.Void](phone, `(async () => { const s = await import('/store.js'); window.__stolen = []; for (const gid of (await s.getMeta('groupsOf:bob')) || []) window.__stolen.push((await s.getMeta('group:' + gid)).state); })()`)
-	stolen := eval[[]string](phone, `window.__stolen.map((s) => btoa(String.fromCharCode(...s)))`)
-	bob.send("while the phone is in")
-	laptop.waitMessage("while the phone is in")
-	eval[chromedp.Void](laptop, `import('/sync.js').then((s) => s.revoke(`+js(pid)+`))`)
-	laptop.waitFor("the phone removed from the chat's group", hasMember("bob", "alice/"+pid, false))
-	bob.waitFor("bob's device sees the phone gone", hasMember("alice", "alice/"+pid, false))
-	bob.send("after the removal")
-	laptop.waitMessage("after the removal")
-
-	bodyOf := func(text string) map[string]string {
-		id := eval[string](bob, `import('/store.js').then(s => s.getMessages('alice')).then(ms => ms.find(m => m.text === `+js(text)+`).id)`)
-		for _, e := range log.list() {
-			if e.ID == id {
-				return map[string]string{"body": base64.StdEncoding.EncodeToString(e.Body)}
-			}
-		}
-		t.Fatalf("%q was not captured", text)
-		return nil
-	}
-	// The thief opens with the stolen states, in a page of its own.
-	_, thief := r.newProfile(t)
-	eval[chromedp.Void](thief, `window.__stolen = `+js(stolen)+`.map((b) => Uint8Array.from(atob(b), (ch) => ch.charCodeAt(0)))`)
-	if got := eval[string](thief, `(`+openWithJS+`)(`+js(bodyOf("while the phone is in"))+`)`); !bytes.Contains([]byte(got), []byte("while the phone is in")) {
-		t.Fatalf("control: the phone's stolen state does not open a message sent while it was a member: %q", got)
-	}
-	if got := eval[string](thief, `(`+openWithJS+`)(`+js(bodyOf("after the removal"))+`)`); got != "" {
-		t.Fatalf("the removed phone's state opens a message sent after its removal: %q", got)
-	}
-}
-
-// mlsSettled is a condition: the tab has nothing left to send and no
-// commit kept or due in any group.
-const mlsSettled = `import('/store.js').then(async (s) => {
-  if (Object.keys(await s.receiptsToSend()).length || (await s.readRecordsToSend()).length || (await s.pendingMessages()).length) return false;
-  if ((await s.metaKeys('groupCommit:')).length) return false;
-  for (const k of await s.metaKeys('group:')) if ((await s.getMeta(k)).due) return false;
-  return true;
-})`
-
-// settledEpoch waits until alice's group with bob and bob's with alice
-// are settled (mlsSettled) at the same epoch, and returns it.
-func settledEpoch(t *testing.T, alice, bob *tab, what string) int {
-	t.Helper()
-	for i := 0; ; i++ {
-		if eval[bool](alice, mlsSettled) && eval[bool](bob, mlsSettled) {
-			a, b := eval[int](alice, epochJS("bob")), eval[int](bob, epochJS("alice"))
-			if a == b && a >= 0 {
-				return a
-			}
-			if i > 400 {
-				t.Fatalf("%s: alice is at epoch %d, bob at %d", what, a, b)
-			}
-		} else if i > 400 {
-			t.Fatalf("%s: the devices never settled", what)
-		}
-		sleep()
-	}
-}
-
-// epochJS is the epoch of the group tb sends in with peer (-1: none).
-func epochJS(peer string) string {
-	return `import('/mlschat.js').then((m) => m.groupsOf(` + js(peer) + `)).then((g) => g.length ? g[0].epoch : -1)`
-}
-
-// mlsPair starts a relay with log around it and alice and bob chatting
-// in an MLS group, each with the chat open.
-func mlsPair(t *testing.T, log *sentLog) (*liveRelay, *tab, *tab) {
-	t.Helper()
-	r := startWrapped(t, log.wrap)
-	_, alice := r.newProfile(t)
-	alice.mlsOn()
-	alice.register("alice")
-	_, bob := r.newProfile(t)
-	bob.mlsOn()
-	bob.register("bob")
-	r.waitKeyPackages("bob's", bob.deviceID(), 20, 1)
-	alice.openChat("bob")
-	alice.send("hello")
-	bob.openChat("alice")
-	bob.waitMessage("hello")
-	return r, alice, bob
-}
-
-// TestMLSConcurrentCommits: alice's and bob's devices each commit an
-// update of their leaf at the same epoch, at once (the relay's front
-// holds the two commits until both arrived). The relay takes one and
-// answers the other 409 stale_epoch; the loser applies the winner and
-// commits its update again. No fork: both end in the same group two
-// epochs on, and messages still open both ways. Control: both updates
-// landing at all needs the retry (without it, the epochs stay one apart
-// from the start, at one on).
-func TestMLSConcurrentCommits(t *testing.T) {
-	var log sentLog
-	_, alice, bob := mlsPair(t, &log)
-	bob.send("hi")
-	alice.waitMessage("hi")
-	for _, tb := range []*tab{alice, bob} {
-		tb.waitFor("nothing left to send", outboxSettled)
-	}
-	// Each side's first send of the day already updated its leaf: wait
-	// until both agree on the epoch before the race.
-	e0 := settledEpoch(t, alice, bob, "before the race")
-	before := len(log.commitStatuses())
-	log.holdCommits(2)
-	var wg sync.WaitGroup
-	for _, side := range []struct {
-		tb   *tab
-		peer string
-	}{{alice, "bob"}, {bob, "alice"}} {
-		wg.Add(1)
-		go func(tb *tab, peer string) {
-			defer wg.Done()
-			ctx, cancel := context.WithTimeout(tb.ctx, time.Minute)
-			defer cancel()
-			_, _ = chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](`import('/mlsmembers.js').then((m) => m.updateNow(`+js(peer)+`))`, chromedp.EvalAwaitPromise))
-		}(side.tb, side.peer)
-	}
-	wg.Wait()
-	alice.waitFor("alice two epochs on", epochJS("bob")+` .then((e) => e === `+fmt.Sprint(e0+2)+`)`)
-	bob.waitFor("bob two epochs on", epochJS("alice")+` .then((e) => e === `+fmt.Sprint(e0+2)+`)`)
-	if got := settledEpoch(t, alice, bob, "after the race"); got != e0+2 {
-		t.Fatalf("after the race the group is at epoch %d, want %d", got, e0+2)
-	}
-	statuses := log.commitStatuses()[before:]
-	conflicts := 0
-	for _, s := range statuses {
-		if s == http.StatusConflict {
-			conflicts++
-		}
-	}
-	if conflicts != 1 || len(statuses) != 3 {
-		t.Fatalf("the relay answered the commits %v, want one 409 among the two at once and the retry accepted", statuses)
-	}
-	if a, b := eval[[]string](alice, groupsJS("bob")), eval[[]string](bob, groupsJS("alice")); len(a) != 1 || len(b) != 1 || a[0] != b[0] {
-		t.Fatalf("alice is in %v, bob in %v", a, b)
-	}
-	alice.send("after the race")
-	bob.waitMessage("after the race")
-	bob.send("agreed")
-	alice.waitMessage("agreed")
-}
-
 // TestMLSPostCompromise: bob's profile is stolen; what alice sends next
 // still opens with it (control). Then bob's device commits an update of
 // its leaf: what alice sends after it opens with nothing stolen.
@@ -715,24 +367,12 @@ func TestMLSPostCompromise(t *testing.T) {
 	var log sentLog
 	r, alice, bob := mlsPair(t, &log)
 	settledEpoch(t, alice, bob, "before the theft")
-	stolen := eval[[]string](bob, `(async () => { const s = await import('/store.js'); const c = await import('/crypto.js'); const out = []; for (const gid of (await s.getMeta('groupsOf:alice')) || []) out.push(c.b64encode((await s.getMeta('group:' + gid)).state)); return out; })()`)
+	stolen := stolenStates(bob, "alice")
 	_, thief := r.newProfile(t)
-	eval[chromedp.Void](thief, `import('/crypto.js').then((c) => { window.__stolen = `+js(stolen)+`.map((b) => c.b64decode(b)); })`)
-	capturedBody := func(text string) map[string]string {
-		t.Helper()
-		id := eval[string](alice, `import('/store.js').then(s => s.getMessages('bob')).then(ms => ms.find(m => m.text === `+js(text)+` && m.status === 'sent')?.id || '')`)
-		for _, e := range log.list() {
-			if e.ID == id {
-				return map[string]string{"body": base64.StdEncoding.EncodeToString(e.Body)}
-			}
-		}
-		t.Fatalf("%q was not captured", text)
-		return nil
-	}
 	alice.send("before the heal")
 	alice.waitFor("sent", bubble("before the heal")+`?.dataset.status === 'sent'`)
 	bob.waitMessage("before the heal")
-	if got := eval[string](thief, `(`+openWithJS+`)(`+js(capturedBody("before the heal"))+`)`); !bytes.Contains([]byte(got), []byte("before the heal")) {
+	if got := openStolen(thief, stolen, log.body(t, msgID(alice, "bob", "before the heal"))); !bytes.Contains([]byte(got), []byte("before the heal")) {
 		t.Fatalf("control: bob's stolen state does not open the next message: %q", got)
 	}
 	e := eval[int](alice, epochJS("bob"))
@@ -741,207 +381,7 @@ func TestMLSPostCompromise(t *testing.T) {
 	alice.send("after the heal")
 	alice.waitFor("sent", bubble("after the heal")+`?.dataset.status === 'sent'`)
 	bob.waitMessage("after the heal")
-	if got := eval[string](thief, `(`+openWithJS+`)(`+js(capturedBody("after the heal"))+`)`); got != "" {
+	if got := openStolen(thief, stolen, log.body(t, msgID(alice, "bob", "after the heal"))); got != "" {
 		t.Fatalf("bob's state stolen before his update opens what alice sent after it: %q", got)
 	}
-}
-
-// TestMLSFallenBehindRejoins: bob's device misses a commit of his chat's
-// group with alice (his queue is lost while he is away), so it cannot
-// open what alice sends after it. It rejoins by itself from the
-// GroupInfo alice's device keeps on the relay, by an external commit that
-// replaces its old leaf; the chat says messages in between may be
-// missing, and both ways work again, in one group with one leaf for
-// bob's device.
-func TestMLSFallenBehindRejoins(t *testing.T) {
-	var log sentLog
-	r, alice, bob := mlsPair(t, &log)
-	e0 := settledEpoch(t, alice, bob, "before bob leaves")
-	bobDevice := bob.deviceID()
-	bob.do(chromedp.Navigate("about:blank"))
-	eval[chromedp.Void](alice, `import('/mlsmembers.js').then((m) => m.updateNow('bob'))`)
-	alice.waitFor("alice's update accepted", epochJS("bob")+`.then((e) => e === `+fmt.Sprint(e0+1)+`)`)
-	alice.waitFor("settled", mlsSettled)
-	if n := r.count(`SELECT count(*) FROM mls_group_info`); n == 0 {
-		t.Fatal("no GroupInfo stored on the relay")
-	}
-	execDB(t, r, `DELETE FROM queue WHERE device_id = $1`, bobDevice)
-	alice.send("after the missed commit")
-	alice.waitFor("sent", bubble("after the missed commit")+`?.dataset.status === 'sent'`)
-
-	bob.do(chromedp.Navigate(r.URL + "/#/chat/alice"))
-	bob.waitFor("the notice that bob's device rejoined", `document.getElementById('rejoined-notice')`)
-	alice.waitFor("alice past bob's external commit", epochJS("bob")+`.then((e) => e === `+fmt.Sprint(e0+2)+`)`)
-	alice.send("after the rejoin")
-	bob.waitMessage("after the rejoin")
-	bob.send("bob is back")
-	alice.waitMessage("bob is back")
-	ms := eval[[]string](alice, membersJS("bob"))
-	n := 0
-	for _, m := range ms {
-		if m == "bob/"+bobDevice {
-			n++
-		}
-	}
-	if n != 1 || len(ms) != 2 {
-		t.Fatalf("alice's group holds %v, want alice's device and bob's once", ms)
-	}
-	checkScreen(bob, "rejoined-notice")
-	bob.do(chromedp.Click(chromedp.ID("rejoined-dismiss")))
-	bob.waitFor("the notice dismissed", `!document.getElementById('rejoined-notice')`)
-}
-
-// leafJS is the hex identity of the leaf of user's device dev in tb's
-// group with peer, or "".
-func leafJS(peer, user, dev string) string {
-	return `(async () => {
-  const s = await import('/store.js'); const c = await import('/crypto.js'); const mls = await import('/mls.js'); const id = await import('/mlsidentity.js');
-  const list = (await s.getMeta('groupsOf:' + ` + js(peer) + `)) || [];
-  if (!list.length) return '';
-  const info = mls.groupInfo(mls.loadGroup((await s.getMeta('group:' + list[0])).state, mls.acceptAll));
-  const leaf = info.members.find((m) => { const p = m && id.parseIdentity(m); return p && p.username === ` + js(user) + ` && p.deviceId === ` + js(dev) + `; });
-  return leaf ? c.hex(leaf) : '';
-})()`
-}
-
-// TestMLSRotationRecertifies: alice replaces her account key. Her device
-// certifies its MLS signature key with the new one and replaces its leaf
-// in her chat's group with bob by an external commit from the group as
-// it is: bob's device holds her leaf with the new certificate, which his
-// client accepts against the key the directory serves now, and both ways
-// work in the same group. Control: without the new leaf, bob's device
-// holds the certificate of the old key, which no longer checks.
-func TestMLSRotationRecertifies(t *testing.T) {
-	var log sentLog
-	_, alice, bob := mlsPair(t, &log)
-	settledEpoch(t, alice, bob, "before the rotation")
-	aliceDev := alice.deviceID()
-	before := eval[string](bob, leafJS("alice", "alice", aliceDev))
-	gid := eval[[]string](bob, groupsJS("alice"))
-	eval[int](alice, `import('/account.js').then((a) => a.rotateKey(`+js(password)+`, []))`)
-	alice.waitFor("a new certificate", `import('/store.js').then(async (s) => { const c = await import('/crypto.js'); return c.hex((await s.getMeta('mls')).identity) !== `+js(before)+`; })`)
-	now := eval[string](alice, `import('/store.js').then(async (s) => { const c = await import('/crypto.js'); return c.hex((await s.getMeta('mls')).identity); })`)
-	bob.waitFor("alice's new leaf in bob's group", leafJS("alice", "alice", aliceDev)+`.then((h) => h === `+js(now)+`)`)
-	ok := eval[map[string]bool](bob, `(async () => {
-  const c = await import('/crypto.js'); const s = await import('/sync.js'); const mls = await import('/mls.js'); const id = await import('/mlsidentity.js');
-  return { now: await s.checkMember(c.unhex(`+js(now)+`), mls.keyPackageMember ? (await (async () => { const st = await import('/store.js'); const list = await st.getMeta('groupsOf:alice'); const g = mls.loadGroup((await st.getMeta('group:' + list[0])).state, mls.acceptAll); return g.ratchetTree.find((n) => n && n.nodeType === 'leaf' && c.hex(n.leaf.credential.identity) === `+js(now)+`).leaf.signaturePublicKey; })()) : null),
-           before: await s.checkMember(c.unhex(`+js(before)+`), new Uint8Array(65)) };
-})()`)
-	if !ok["now"] || ok["before"] {
-		t.Fatalf("bob's client checks alice's new leaf %v and her old certificate %v; want true and false", ok["now"], ok["before"])
-	}
-	if got := eval[[]string](bob, groupsJS("alice")); len(got) != 1 || got[0] != gid[0] {
-		t.Fatalf("bob's groups went from %v to %v", gid, got)
-	}
-	alice.send("with my new key")
-	bob.waitMessage("with my new key")
-	bob.send("got it")
-	alice.waitMessage("got it")
-}
-
-// TestMLSMigrationAndDowngrade: alice and bob chat the old way (version
-// 1); a message of alice's waits in bob's queue. Then alice's device
-// turns MLS on and sends: the chat moves to a group at that message. Bob,
-// whose switch is off, reads the old history, the old queued message and
-// the new one, and answers in the group: nothing new in the chat is
-// sealed the old way by either. A version 1 message then sent by alice's
-// device (as someone holding her account key could) is refused and shown
-// as such; the same kind of message before the move opened (control).
-func TestMLSMigrationAndDowngrade(t *testing.T) {
-	var log sentLog
-	r := startWrapped(t, log.wrap)
-	_, alice := r.newProfile(t)
-	alice.register("alice")
-	_, bob := r.newProfile(t)
-	bob.register("bob")
-	r.waitKeyPackages("bob's", bob.deviceID(), 20, 1)
-	r.waitKeyPackages("alice's", alice.deviceID(), 20, 1)
-	alice.openChat("bob")
-	alice.send("old one")
-	bob.openChat("alice")
-	bob.waitMessage("old one")
-	bob.send("old reply")
-	alice.waitMessage("old reply")
-	bob.do(chromedp.Navigate("about:blank"))
-	alice.send("queued the old way")
-	alice.waitFor("sent", bubble("queued the old way")+`?.dataset.status === 'sent'`)
-	alice.waitFor("settled", outboxSettled)
-	moved := len(log.list())
-
-	alice.mlsOn()
-	alice.send("first in MLS")
-	alice.waitFor("sent", bubble("first in MLS")+`?.dataset.status === 'sent'`)
-	bob.do(chromedp.Navigate(r.URL + "/#/chat/alice"))
-	bob.waitMessage("first in MLS")
-	for _, text := range []string{"old one", "old reply", "queued the old way"} {
-		if !bob.hasMessage(text) {
-			t.Fatalf("bob's chat lost %q: %q", text, bob.messages())
-		}
-	}
-	bob.send("reply in MLS")
-	alice.waitMessage("reply in MLS")
-	for _, tb := range []*tab{alice, bob} {
-		tb.waitFor("settled", mlsSettled)
-	}
-	// Once a device sent in the group, it seals nothing the old way. (Bob's
-	// receipt of the old queued message may go the old way: his device
-	// had not met the group yet.)
-	// The chat is the pair of accounts; notes to self (bob's read
-	// positions) are another chat, which did not move.
-	speaks := map[string]bool{}
-	bobDevice := bob.deviceID()
-	for _, e := range log.list()[moved:] {
-		if (e.To == "bob") != (e.Device != bobDevice) {
-			continue // to oneself
-		}
-		if mlsWire(e.Body) != "" {
-			speaks[e.Device] = true
-		} else if speaks[e.Device] {
-			t.Fatalf("after its device sent in the group, an envelope of %d bytes (kind %q) was sealed the old way", len(e.Body), e.Kind)
-		}
-	}
-	if len(speaks) != 2 {
-		t.Fatalf("%d devices sent in the group, want alice's and bob's", len(speaks))
-	}
-
-	// A version 1 message from alice's device, now that it speaks MLS.
-	sendRaw(alice, "bob", `{type: 'text', text: 'forged the old way'}`)
-	bob.waitFor("the refused message", `[...document.querySelectorAll('#messages .msg.undecryptable .text')].some((e) => e.textContent.startsWith('Refused'))`)
-	if bob.hasMessage("forged the old way") {
-		t.Fatal("bob shows the version 1 message of a device that speaks MLS")
-	}
-	checkScreen(bob, "downgrade")
-}
-
-// TestMLSRefusesAnUncertifiedMember: a commit to alice and bob's group
-// adds a device that claims to be alice's, certified by a key that is
-// not the one the directory serves for alice (as a relay that swapped her
-// key, or a forger, would make). Bob's device refuses the commit (its
-// group stays at its epoch) and the chat warns, pointing to the safety
-// code. The control is the same commit with a device alice's key
-// certified, which is applied (TestMLSDevicesJoinAndLeave).
-func TestMLSRefusesAnUncertifiedMember(t *testing.T) {
-	var log sentLog
-	_, alice, bob := mlsPair(t, &log)
-	e := settledEpoch(t, alice, bob, "before the forged addition")
-	eval[chromedp.Void](alice, `(async () => {
-  const mls = await import('/mls.js'); const c = await import('/crypto.js'); const idm = await import('/mlsidentity.js');
-  const s = await import('/store.js'); const api = await import('/api.js'); const { ulid } = await import('/ulid.js');
-  const fakeDevice = ulid();
-  const keys = await mls.newDevice(new Uint8Array());
-  const other = await c.generateKeyPair();
-  const cert = await c.certifyDevice(other.privateKey, 'alice', fakeDevice, keys.signaturePublicKey);
-  const [kp] = await mls.makeKeyPackages({ ...keys, identity: idm.encodeIdentity('alice', fakeDevice, cert) }, 1);
-  const list = await s.getMeta('groupsOf:bob');
-  const g = mls.loadGroup((await s.getMeta('group:' + list[0])).state, mls.acceptAll);
-  const made = await mls.changeMembers(g, [kp.keyPackage], []);
-  await api.sendCommit(ulid(), 'bob', c.b64encode(made.commit));
-})()`)
-	bob.waitFor("the warning", `document.getElementById('refused-notice')`)
-	if got := eval[int](bob, epochJS("alice")); got != e {
-		t.Fatalf("bob's group went from epoch %d to %d", e, got)
-	}
-	checkScreen(bob, "refused-notice")
-	bob.do(chromedp.Click(chromedp.ID("refused-compare")))
-	bob.waitFor("the safety code", `document.getElementById('chat-info') && !document.getElementById('chat-info').hidden`)
 }

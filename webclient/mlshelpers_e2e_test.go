@@ -1,0 +1,274 @@
+package webclient_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// mlsOn turns MLS chats on in this tab's profile: a chat it starts is
+// sealed in an MLS group (mlschat.js reads the switch at each seal).
+func (tb *tab) mlsOn() {
+	tb.t.Helper()
+	eval[chromedp.Void](tb, `localStorage.setItem('relay.mls', 'on')`)
+}
+
+// sent is an envelope a client sent, as the relay received it.
+type sent struct {
+	ID, To, Kind string
+	Body         []byte
+	Device       string
+}
+
+// sentLog keeps every envelope that reaches POST /api/messages, and the
+// status the relay answered each commit. Armed with holdCommits(n), it
+// holds the commits that arrive until n of them are there, then lets
+// them all through at once.
+type sentLog struct {
+	mu       sync.Mutex
+	all      []sent
+	statuses []int // of commits, in the order answered
+	hold     int
+	held     int
+	release  chan struct{}
+}
+
+// holdCommits holds the next n commits until all n arrived.
+func (l *sentLog) holdCommits(n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.hold, l.held, l.release = n, 0, make(chan struct{})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (l *sentLog) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method != http.MethodPost || req.URL.Path != "/api/messages" {
+			h.ServeHTTP(w, req)
+			return
+		}
+		raw, _ := io.ReadAll(req.Body)
+		req.Body = io.NopCloser(bytes.NewReader(raw))
+		var in struct{ ID, To, Kind, Body string }
+		if json.Unmarshal(raw, &in) != nil {
+			h.ServeHTTP(w, req)
+			return
+		}
+		body, _ := base64.StdEncoding.DecodeString(in.Body)
+		l.mu.Lock()
+		l.all = append(l.all, sent{ID: in.ID, To: in.To, Kind: in.Kind, Body: body, Device: req.Header.Get("X-Device")})
+		var wait chan struct{}
+		if in.Kind == "commit" && l.held < l.hold {
+			l.held++
+			wait = l.release
+			if l.held == l.hold {
+				close(l.release)
+			}
+		}
+		l.mu.Unlock()
+		if wait != nil {
+			select {
+			case <-wait:
+			case <-time.After(20 * time.Second):
+			case <-req.Context().Done():
+				return
+			}
+		}
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(sw, req)
+		if in.Kind == "commit" {
+			l.mu.Lock()
+			l.statuses = append(l.statuses, sw.status)
+			l.mu.Unlock()
+		}
+	})
+}
+
+// commitStatuses are the statuses the relay answered commits with.
+func (l *sentLog) commitStatuses() []int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]int(nil), l.statuses...)
+}
+
+func (l *sentLog) list() []sent {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]sent(nil), l.all...)
+}
+
+// mlsWire is what an envelope body is as an MLS message (version mls10):
+// "public", "private", "welcome", or "" for anything else (a version 1 body, a
+// link envelope).
+func mlsWire(body []byte) string {
+	if len(body) < 4 || body[0] != 0 || body[1] != 1 || body[2] != 0 {
+		return ""
+	}
+	switch body[3] {
+	case 1:
+		return "public"
+	case 2:
+		return "private"
+	case 3:
+		return "welcome"
+	}
+	return ""
+}
+
+// groupsJS is what a tab's client knows of its groups with peer.
+func groupsJS(peer string) string {
+	return `import('/mlschat.js').then((m) => m.groupsOf(` + js(peer) + `)).then((g) => g.map((x) => x.gid))`
+}
+
+// membersJS is the members ("username/device") of the group tb sends in
+// with peer, or [] when it has none.
+func membersJS(peer string) string {
+	return `import('/mlschat.js').then((m) => m.groupsOf(` + js(peer) + `)).then((g) => g.length ? g[0].members : [])`
+}
+
+// hasMember is a condition: tb's group with peer has member ("user/device")
+// (or has not, with want false).
+func hasMember(peer, member string, want bool) string {
+	return membersJS(peer) + `.then((ms) => ms.includes(` + js(member) + `) === ` + js(want) + `)`
+}
+
+// openWithJS opens a captured envelope body ({body}) with the group
+// states in window.__stolen: the plaintext, or "".
+const openWithJS = `async (b) => {
+  const c = await import('/crypto.js'); const mls = await import('/mls.js');
+  for (const st of window.__stolen) {
+    try { const r = await mls.receive(mls.loadGroup(st, mls.acceptAll), c.b64decode(b.body)); if (r.kind === 'application') return new TextDecoder().decode(c.unpad(r.plaintext, c.MLS_BUCKETS)); } catch {}
+  }
+  return '';
+}`
+
+// mlsSettled is a condition: the tab has nothing left to send and no
+// commit kept or due in any group.
+const mlsSettled = `import('/store.js').then(async (s) => {
+  if (Object.keys(await s.receiptsToSend()).length || (await s.readRecordsToSend()).length || (await s.pendingMessages()).length) return false;
+  if ((await s.metaKeys('groupCommit:')).length) return false;
+  for (const k of await s.metaKeys('group:')) if ((await s.getMeta(k)).due) return false;
+  return true;
+})`
+
+// settledEpoch waits until alice's group with bob and bob's with alice
+// are settled (mlsSettled) at the same epoch, and returns it.
+func settledEpoch(t *testing.T, alice, bob *tab, what string) int {
+	t.Helper()
+	return settledAll(t, what, map[*tab]string{alice: "bob", bob: "alice"})
+}
+
+// settledAll waits until every tab given is settled (mlsSettled) and
+// its group with the peer given is at one epoch, the same for all, and
+// returns it: no commit is left to come that a theft would miss.
+func settledAll(t *testing.T, what string, peers map[*tab]string) int {
+	t.Helper()
+	for i := 0; ; i++ {
+		epoch, same := -1, true
+		for tb, peer := range peers {
+			if !eval[bool](tb, mlsSettled) {
+				same = false
+				break
+			}
+			e := eval[int](tb, epochJS(peer))
+			if epoch == -1 {
+				epoch = e
+			}
+			same = same && e == epoch && e >= 0
+		}
+		if same {
+			return epoch
+		}
+		if i > 400 {
+			t.Fatalf("%s: the devices never settled at one epoch", what)
+		}
+		sleep()
+	}
+}
+
+// epochJS is the epoch of the group tb sends in with peer (-1: none).
+func epochJS(peer string) string {
+	return `import('/mlschat.js').then((m) => m.groupsOf(` + js(peer) + `)).then((g) => g.length ? g[0].epoch : -1)`
+}
+
+// mlsPair starts a relay with log around it and alice and bob chatting
+// in an MLS group, each with the chat open.
+func mlsPair(t *testing.T, log *sentLog) (*liveRelay, *tab, *tab) {
+	t.Helper()
+	r := startWrapped(t, log.wrap)
+	_, alice := r.newProfile(t)
+	alice.mlsOn()
+	alice.register("alice")
+	_, bob := r.newProfile(t)
+	bob.mlsOn()
+	bob.register("bob")
+	r.waitKeyPackages("bob's", bob.deviceID(), 20, 1)
+	alice.openChat("bob")
+	alice.send("hello")
+	bob.openChat("alice")
+	bob.waitMessage("hello")
+	return r, alice, bob
+}
+
+// leafJS is the hex identity of the leaf of user's device dev in tb's
+// group with peer, or "".
+func leafJS(peer, user, dev string) string {
+	return `(async () => {
+  const s = await import('/store.js'); const c = await import('/crypto.js'); const mls = await import('/mls.js'); const id = await import('/mlsidentity.js');
+  const list = (await s.getMeta('groupsOf:' + ` + js(peer) + `)) || [];
+  if (!list.length) return '';
+  const info = mls.groupInfo(mls.loadGroup((await s.getMeta('group:' + list[0])).state, mls.acceptAll));
+  const leaf = info.members.find((m) => { const p = m && id.parseIdentity(m); return p && p.username === ` + js(user) + ` && p.deviceId === ` + js(dev) + `; });
+  return leaf ? c.hex(leaf) : '';
+})()`
+}
+
+// body is envelope id as captured, as openWithJS takes it: {"body"}.
+func (l *sentLog) body(t *testing.T, id string) map[string]string {
+	t.Helper()
+	for _, e := range l.list() {
+		if e.ID == id {
+			return map[string]string{"body": base64.StdEncoding.EncodeToString(e.Body)}
+		}
+	}
+	t.Fatalf("envelope %s was not captured", id)
+	return nil
+}
+
+// msgID is the id of the message of tb's chat with peer whose text is
+// text.
+func msgID(tb *tab, peer, text string) string {
+	tb.t.Helper()
+	return eval[string](tb, `import('/store.js').then(s => s.getMessages(`+js(peer)+`)).then(ms => ms.find(m => m.text === `+js(text)+`)?.id || '')`)
+}
+
+// stolenStates is every state of tb's groups with peer as its profile
+// holds them now, in base64: what a thief who copied it has.
+func stolenStates(tb *tab, peer string) []string {
+	tb.t.Helper()
+	return eval[[]string](tb, `(async () => { const s = await import('/store.js'); const c = await import('/crypto.js'); const out = []; for (const gid of (await s.getMeta('groupsOf:' + `+js(peer)+`)) || []) out.push(c.b64encode((await s.getMeta('group:' + gid)).state)); return out; })()`)
+}
+
+// openStolen opens a captured body with stolen states in the thief's
+// page: the plaintext record, or "".
+func openStolen(thief *tab, states []string, body map[string]string) string {
+	thief.t.Helper()
+	eval[chromedp.Void](thief, `import('/crypto.js').then((c) => { window.__stolen = `+js(states)+`.map((b) => c.b64decode(b)); })`)
+	return eval[string](thief, `(`+openWithJS+`)(`+js(body)+`)`)
+}
