@@ -175,6 +175,7 @@ func TestMLSForwardSecrecy(t *testing.T) {
 	bob.mlsOn()
 	bob.register("bob")
 	_, carol := r.newProfile(t)
+	carol.mlsOff()
 	carol.register("carol")
 	r.waitKeyPackages("bob's", bob.deviceID(), 20, 1)
 

@@ -20,6 +20,13 @@ func (tb *tab) mlsOn() {
 	eval[chromedp.Void](tb, `localStorage.setItem('relay.mls', 'on')`)
 }
 
+// mlsOff turns MLS chats off in this tab's profile, whatever
+// RELAY_TEST_MLS says: a test's account that must seal the old way.
+func (tb *tab) mlsOff() {
+	tb.t.Helper()
+	eval[chromedp.Void](tb, `localStorage.removeItem('relay.mls')`)
+}
+
 // sent is an envelope a client sent, as the relay received it.
 type sent struct {
 	ID, To, Kind string

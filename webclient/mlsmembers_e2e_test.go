@@ -220,8 +220,10 @@ func TestMLSMigrationAndDowngrade(t *testing.T) {
 	var log sentLog
 	r := startWrapped(t, log.wrap)
 	_, alice := r.newProfile(t)
+	alice.mlsOff()
 	alice.register("alice")
 	_, bob := r.newProfile(t)
+	bob.mlsOff()
 	bob.register("bob")
 	r.waitKeyPackages("bob's", bob.deviceID(), 20, 1)
 	r.waitKeyPackages("alice's", alice.deviceID(), 20, 1)
