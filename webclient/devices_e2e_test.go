@@ -14,8 +14,9 @@ import (
 )
 
 // TestLinkSecondDevice links a second browser of alice: the codes match on
-// both screens, the approval sends the account key, and from then on both
-// devices get every message, including copies of what the other one sends.
+// both screens, the approval sends the account key, the laptop adds the
+// phone to its chat, and from then on both devices get every message,
+// including copies of what the other one sends.
 func TestLinkSecondDevice(t *testing.T) {
 	r := startRelay(t)
 	_, laptop := r.newProfile(t)
@@ -45,10 +46,13 @@ func TestLinkSecondDevice(t *testing.T) {
 	}
 	laptop.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`.device[data-id="%s"] .approve-btn`, phoneID))))
 	phone.waitFor("the phone to be linked", `document.getElementById('new-chat-username')`)
-
-	// Bob writes: both of alice's devices get it, unread on both.
+	// The laptop adds the phone to its chat's group; bob's device seals
+	// for the phone once it applied that commit.
 	eval[chromedp.Void](laptop, `location.hash = '#/chats'`)
 	bobTab.openChat("alice")
+	joined(t, "alice/"+phoneID, map[*tab]string{laptop: "bob", bobTab: "alice"})
+
+	// Bob writes: both of alice's devices get it, unread on both.
 	bobTab.send("to both of your devices")
 	unreadOne := `(() => { const i = document.querySelector('.chat-item[data-user="bob"] .unread'); return i && i.textContent === '1'; })()`
 	laptop.waitFor("one unread on the laptop", unreadOne)

@@ -133,10 +133,6 @@ func (r *liveRelay) openTab(t *testing.T, ctx context.Context) *tab {
 	t.Helper()
 	tb := &tab{t: t, ctx: ctx}
 	tb.do(chromedp.Navigate(r.URL + "/"))
-	// RELAY_TEST_MLS=on runs every browser test with MLS chats on.
-	if os.Getenv("RELAY_TEST_MLS") == "on" {
-		tb.mlsOn()
-	}
 	return tb
 }
 

@@ -201,7 +201,7 @@ func TestAckOfAnOldEpoch(t *testing.T) {
 	waitDB(t, "bob's queue empty", func() bool { return r.queued(bobDevice) == 0 })
 	// The failover: a new timeline, unannounced (here the token, in SQL),
 	// and a seq that lost its last two commits.
-	execDB(t, r, `UPDATE devices SET seq = 1 WHERE id = $1`, bobDevice)
+	execDB(t, r, `UPDATE devices SET seq = seq - 2 WHERE id = $1`, bobDevice)
 	execDB(t, r, `UPDATE relay_epoch SET token = 'promoted'`)
 	for i, m := range []string{"four", "five", "six"} {
 		alice.send(m)

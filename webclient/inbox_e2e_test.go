@@ -103,8 +103,10 @@ func TestWaitingToDecryptIsKeptAndOpensLater(t *testing.T) {
 	}
 }
 
-// TestSeqGapIsReplayedOrShown makes bob's device see seq 3 right after 1.
-// When the relay still has seq 2 (hidden only from the first stream), the
+// TestSeqGapIsReplayedOrShown makes bob's device see "after" right after
+// "before": the seq of "lost" between them is hidden from its first
+// stream.
+// When the relay still has that one (hidden only from the first stream), the
 // client reconnects from its last contiguous seq and shows all three in
 // order: a client that moved its cursor past the gap would never show
 // "lost". When the relay no longer has it, the page shows the notice
@@ -127,17 +129,20 @@ func TestSeqGapIsReplayedOrShown(t *testing.T) {
 			bob.waitMessage("before")
 			bobDevice := bob.deviceID()
 			bob.do(chromedp.Navigate("about:blank")) // offline
+			// What came before "lost" (the chat's group's commit and
+			// welcome, "before") is at seqs up to head.
+			head := r.count(`SELECT seq FROM devices WHERE id = $1`, bobDevice)
 			alice.send("lost")
 			alice.send("after")
 			alice.waitFor("all sent", `document.querySelectorAll('#messages .msg.out[data-status="sent"]').length === 3`)
-			if n := r.count(`SELECT count(*) FROM queue WHERE device_id = $1 AND seq IN (2, 3)`, bobDevice); n != 2 {
-				t.Fatalf("bob's queue holds %d of seq 2 and 3", n)
+			if n := r.count(`SELECT count(*) FROM queue WHERE device_id = $1 AND seq IN ($2, $3)`, bobDevice, head+1, head+2); n != 2 {
+				t.Fatalf("bob's queue holds %d of seq %d and %d", n, head+1, head+2)
 			}
 
-			// Take seq 2 out of the queue before bob's first stream starts;
+			// Take "lost" out of the queue before bob's first stream starts;
 			// put it back before the second, if the relay "still has it".
 			bg := context.Background()
-			if _, err := r.Pool.Exec(bg, `CREATE TABLE hidden AS SELECT * FROM queue WHERE device_id = $1 AND seq = 2`, bobDevice); err != nil {
+			if _, err := r.Pool.Exec(bg, `CREATE TABLE hidden AS SELECT * FROM queue WHERE device_id = $1 AND seq = $2`, bobDevice, head+1); err != nil {
 				t.Fatal(err)
 			}
 			ctx, cancel := context.WithCancel(bob.ctx)
@@ -150,7 +155,7 @@ func TestSeqGapIsReplayedOrShown(t *testing.T) {
 					}
 					switch streams.Add(1) {
 					case 1:
-						if _, err := r.Pool.Exec(bg, `DELETE FROM queue WHERE device_id = $1 AND seq = 2`, bobDevice); err != nil {
+						if _, err := r.Pool.Exec(bg, `DELETE FROM queue WHERE device_id = $1 AND seq = $2`, bobDevice, head+1); err != nil {
 							t.Error(err)
 						}
 					case 2:

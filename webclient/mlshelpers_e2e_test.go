@@ -13,18 +13,19 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// mlsOn turns MLS chats on in this tab's profile: a chat it starts is
-// sealed in an MLS group (mlschat.js reads the switch at each seal).
+// mlsOn turns MLS chats back on in this tab's profile (they are on by
+// default): a chat it starts is sealed in an MLS group (mlschat.js reads
+// the switch at each seal).
 func (tb *tab) mlsOn() {
 	tb.t.Helper()
-	eval[chromedp.Void](tb, `localStorage.setItem('relay.mls', 'on')`)
+	eval[chromedp.Void](tb, `localStorage.removeItem('relay.mls')`)
 }
 
-// mlsOff turns MLS chats off in this tab's profile, whatever
-// RELAY_TEST_MLS says: a test's account that must seal the old way.
+// mlsOff turns MLS chats off in this tab's profile: a test's account that
+// must seal the old way, as a client from before version 2 does.
 func (tb *tab) mlsOff() {
 	tb.t.Helper()
-	eval[chromedp.Void](tb, `localStorage.removeItem('relay.mls')`)
+	eval[chromedp.Void](tb, `localStorage.setItem('relay.mls', 'off')`)
 }
 
 // sent is an envelope a client sent, as the relay received it.
@@ -278,4 +279,36 @@ func openStolen(thief *tab, states []string, body map[string]string) string {
 	thief.t.Helper()
 	eval[chromedp.Void](thief, `import('/crypto.js').then((c) => { window.__stolen = `+js(states)+`.map((b) => c.b64decode(b)); })`)
 	return eval[string](thief, `(`+openWithJS+`)(`+js(body)+`)`)
+}
+
+// joined waits until member ("user/device") is in the group each tab
+// given sends in with its peer, as that tab knows it: a device added to a
+// chat reads what is sent from then on (docs/crypto.md, "Devices"), and
+// what a member seals before it has applied the commit that adds the
+// device is sealed for the members before it.
+func joined(t *testing.T, member string, peers map[*tab]string) {
+	t.Helper()
+	for tb, peer := range peers {
+		tb.waitFor(member+" in the group with "+peer, hasMember(peer, member, true))
+	}
+}
+
+// groupMade makes tb's chat's MLS group with peer, its commit and welcome
+// accepted by the relay, before a test counts what tb sends: a chat's
+// first seal makes its group first (docs/crypto.md, "Making the group"),
+// and those two envelopes are not the test's. It returns how many
+// envelopes tb's account has sent so far, the count's baseline.
+func groupMade(t *testing.T, r *liveRelay, tb *tab, peer string) int {
+	t.Helper()
+	// The peer's device publishes its key packages once registered.
+	for i := 0; r.count(`SELECT count(*) FROM key_packages k JOIN devices d ON d.id = k.device_id JOIN accounts a ON a.id = d.account_id WHERE a.username = $1 AND k.last_resort`, peer) == 0; i++ {
+		if i > 400 {
+			t.Fatalf("%s never published a key package", peer)
+		}
+		sleep()
+	}
+	if !eval[bool](tb, `import('/mlsgroups.js').then((g) => g.locked(`+js(peer)+`, () => g.sendingGroup(`+js(peer)+`))).then((r) => !!r)`) {
+		t.Fatalf("no MLS group made with %s", peer)
+	}
+	return r.count(`SELECT count(*) FROM sent WHERE account_id = (SELECT account_id FROM devices WHERE id = $1)`, tb.deviceID())
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/ecdh"
 	"crypto/rand"
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -58,15 +57,21 @@ func ignored(tb *tab) map[string]int {
 
 // sendRaw seals record (a JSON object) from the tab's account to peer with
 // the page's own modules and posts it as the client would, bypassing the
-// screens: a peer running a client of their own. It returns the envelope
-// id.
+// screens: a peer running a client of their own. It seals in the chat's
+// MLS group when the chat has one, the old way otherwise. It returns the
+// envelope id.
 func sendRaw(tb *tab, peer string, record string) string {
 	tb.t.Helper()
 	return eval[string](tb, `(async () => {
   const a = await import('/account.js'); const c = await import('/crypto.js');
   const api = await import('/api.js'); const { ulid } = await import('/ulid.js');
-  const id = ulid(); const { key } = await a.convKey(`+js(peer)+`);
-  const body = await c.seal(key, c.randomIV(), id, a.me(), `+js(peer)+`, JSON.stringify(`+record+`));
+  const m = await import('/mlschat.js');
+  const id = ulid(); const record = JSON.stringify(`+record+`);
+  let body = await m.sealNow(`+js(peer)+`, id, record);
+  if (!body) {
+    const { key } = await a.convKey(`+js(peer)+`);
+    body = await c.seal(key, c.randomIV(), id, a.me(), `+js(peer)+`, record);
+  }
   await api.send(id, `+js(peer)+`, c.b64encode(body));
   return id;
 })()`)
@@ -571,13 +576,14 @@ const postSizesJS = `(() => {
 })()`
 
 // TestRecordsLookLikeShortMessages: a reaction, a receipt and an edit have
-// the body size of a short message (the first bucket: 12 bytes of IV, 256
-// of padded plaintext, 16 of tag), so the relay cannot tell them apart by
-// size. In an MLS chat (RELAY_TEST_MLS=on) a short message is larger (the
-// framing and the signature) and its size varies by a byte or two with
-// the signature's encoding: every record is within those bytes of it.
-// Commits and welcomes, which the relay knows for what they are, are not
-// records.
+// the body size of a short message, so the relay cannot tell them apart by
+// size. In an MLS chat a short message is its first bucket with the
+// framing and the signature, and its size varies by a byte or two with the
+// signature's encoding: every record is within those bytes of it. What
+// went before the chat had its group (bob's key packages not published
+// yet) went the old way, in the old first bucket (12 bytes of IV, 256 of
+// padded plaintext, 16 of tag), the size of an old short message. Commits
+// and welcomes, which the relay knows for what they are, are not records.
 func TestRecordsLookLikeShortMessages(t *testing.T) {
 	_, alice, bob := aliceAndBob(t)
 	alice.openChat("bob")
@@ -601,21 +607,19 @@ func TestRecordsLookLikeShortMessages(t *testing.T) {
 	all = append(all, eval[[]size](alice, `window.__sizes`)...)
 	all = append(all, eval[[]size](bob, `window.__sizes`)...)
 	kinds := map[string]bool{}
-	short, slack := 12+256+16, 0
-	mls := os.Getenv("RELAY_TEST_MLS") == "on"
-	if mls {
-		short, slack = 0, 3
-		for _, s := range all {
-			if s.Kind == "message" && s.Size != 12+256+16 {
-				short = s.Size
-				break
-			}
+	const oldShort, slack = 12 + 256 + 16, 3
+	short := 0
+	for _, s := range all {
+		if s.Kind == "message" && s.Size != oldShort {
+			short = s.Size
+			break
 		}
 	}
+	if short == 0 {
+		t.Fatalf("posted %v: no message went in the chat's MLS group", all)
+	}
 	for _, s := range all {
-		// In MLS mode, what went before the chat had its group (bob's key
-		// packages were not published yet) went the old way.
-		if s.Kind == "commit" || s.Kind == "welcome" || mls && s.Size == 12+256+16 {
+		if s.Kind == "commit" || s.Kind == "welcome" || s.Size == oldShort {
 			continue
 		}
 		kinds[s.Kind] = true

@@ -165,6 +165,9 @@ function startSession() {
 function loggedOut(why) {
   nav.hidden = true;
   meBox.hidden = true;
+  // The live region may still hold the last message read out.
+  const announced = document.getElementById('announce');
+  if (announced) announced.textContent = '';
   ui.offerRecovery = false;
   sync.unwatchDevices();
   ui.shownWaiting = false;

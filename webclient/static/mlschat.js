@@ -73,7 +73,7 @@ export async function seal(chat, id, record, write) {
   if (!enabled() && !(await store.getMeta(listKey(chat)))) return false;
   const m = await mls();
   let due = false;
-  const sealed = await locked(async () => {
+  const sealed = await locked(chat, async () => {
     const rec = await sendingGroup(chat);
     if (!rec) return false;
     const group = m.loadGroup(rec.state, checkMember);
@@ -138,17 +138,18 @@ export class Batch {
     this.speakers = new Map();
     /** @type {Set<string>} ids opened in this batch */
     this.ids = new Set();
-    /** @type {(() => void) | null} */
-    this.unlock = null;
+    /** @type {Map<string, () => void>} the chats whose lock it holds */
+    this.unlocks = new Map();
   }
 
-  async lock() {
-    if (!this.unlock) this.unlock = await acquire();
+  /** @param {string} chat */
+  async lock(chat) {
+    if (!this.unlocks.has(chat)) this.unlocks.set(chat, await acquire(chat));
   }
 
   release() {
-    if (this.unlock) this.unlock();
-    this.unlock = null;
+    for (const unlock of this.unlocks.values()) unlock();
+    this.unlocks.clear();
   }
 
   /** written says the batch is stored: the groups it found this device
@@ -225,7 +226,7 @@ export async function open(env, body, b) {
   if (!h) return null;
   const chat = env.from === account.me() ? env.to : env.from;
   if (h.wireformat === 'mls_welcome') {
-    await b.lock();
+    await b.lock(chat);
     await join(env, body, chat, b);
     return { skip: true };
   }
@@ -236,7 +237,7 @@ export async function open(env, body, b) {
     replays.byId++;
     return { skip: true };
   }
-  await b.lock();
+  await b.lock(chat);
   const gid = c.hex(h.groupId);
   const g = await b.group(gid);
   /** @type {{undecryptable: true} | {skip: true}} */

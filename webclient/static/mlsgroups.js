@@ -31,15 +31,14 @@ export function mls() {
 
 /**
  * enabled says whether this client makes MLS groups for chats that have
- * none. Off by default until linked and revoked devices join and leave
- * the groups by themselves; 'relay.mls' = 'on' in localStorage turns it
- * on.
+ * none: on, unless 'relay.mls' = 'off' in localStorage (a switch kept for
+ * tests of the old format and as a way back while version 2 is new).
  */
 export function enabled() {
   try {
-    return localStorage.getItem('relay.mls') === 'on';
+    return localStorage.getItem('relay.mls') !== 'off';
   } catch {
-    return false;
+    return true;
   }
 }
 
@@ -51,23 +50,29 @@ export function today() {
 // ---- the lock ----
 
 /**
- * acquire takes the lock and resolves to the function that releases it.
- * The lock is not reentrant: whoever holds it never asks for it again.
+ * acquire takes the lock of chat's groups and resolves to the function
+ * that releases it. One lock per chat, so that a chat waiting on the
+ * network (a commit on its way) holds back no other. A lock is not
+ * reentrant: whoever holds it never asks for it again. Only a batch of
+ * the inbox holds several (mlschat.js Batch), taken one by one; everyone
+ * else holds one at a time, so no two wait for each other.
+ * @param {string} chat
  * @returns {Promise<() => void>}
  */
-export function acquire() {
+export function acquire(chat) {
   return new Promise((resolve) => {
-    navigator.locks.request(LOCK, () => new Promise((release) => resolve(() => release(undefined))));
+    navigator.locks.request(LOCK + ':' + chat, () => new Promise((release) => resolve(() => release(undefined))));
   });
 }
 
 /**
  * @template T
+ * @param {string} chat
  * @param {() => Promise<T>} fn
  * @returns {Promise<T>}
  */
-export async function locked(fn) {
-  const release = await acquire();
+export async function locked(chat, fn) {
+  const release = await acquire(chat);
   try {
     return await fn();
   } finally {
@@ -181,7 +186,8 @@ async function create(chat) {
   let commit = null;
   let welcome = null;
   if (adds.length) ({ group, commit, welcome } = await m.addMembers(group, adds));
-  const rec = { gid: c.hex(gid), chat, state: m.saveGroup(group), epoch: Number(m.groupInfo(group).epoch) };
+  // This device's leaf is new: no update is due today.
+  const rec = { gid: c.hex(gid), chat, state: m.saveGroup(group), epoch: Number(m.groupInfo(group).epoch), updated: today() };
   const pending = { rec, commit, commitId: ulid(), welcome, welcomeId: ulid(), commitSent: false };
   await store.keepGroups([[newKey(chat), pending]]);
   return pending;

@@ -31,7 +31,7 @@ export const EVERY_MS = 60 * 1000;
  * @param {string[]} linked this account's linked devices, as the relay lists them
  */
 async function keepGroup(chat, linked) {
-  return locked(async () => {
+  return locked(chat, async () => {
     const rec = await sendingGroup(chat, false);
     if (!rec) return false;
     const m = await mls();
@@ -83,7 +83,7 @@ async function keepGroup(chat, linked) {
  * @param {string} chat
  */
 export async function updateNow(chat) {
-  await locked(async () => {
+  await locked(chat, async () => {
     const rec = await sendingGroup(chat, false);
     if (rec) await store.keepGroups([[groupKey(rec.gid), { ...rec, due: true, updated: null }]]);
   });
@@ -165,7 +165,7 @@ async function rejoinAll() {
     }
     let out;
     try {
-      out = await locked(() => rejoin(x.chat, gid, x.epoch));
+      out = await locked(x.chat, () => rejoin(x.chat, gid, x.epoch));
     } catch {
       out = 'stale'; // the relay is away: again soon
     }
