@@ -47,6 +47,11 @@ type Envelope struct {
 	// "commit"), whose body's header the relay reads (package mlsheader)
 	// to accept one commit per group and epoch (ADR 0099).
 	Commit bool
+	// Welcome: the client marked the envelope as an MLS Welcome ("kind":
+	// "welcome"), whose body's framing the relay checks (package
+	// mlsheader). Commits and welcomes take their rate-limit token from
+	// the bucket for group upkeep (ADR 0105).
+	Welcome bool
 }
 
 // wire is the JSON a client posts. Other fields (such as a "from") are
@@ -98,19 +103,21 @@ func Parse(data []byte, maxBody int) (Envelope, error) {
 	if len(body) > maxBody {
 		return Envelope{}, fmt.Errorf("%w: body decodes to more than %d bytes", ErrTooLarge, maxBody)
 	}
-	receipt, commit := false, false
+	env := Envelope{ID: id, To: *w.To, Body: body}
 	if w.Kind != nil {
 		switch *w.Kind {
 		case "message":
 		case "receipt":
-			receipt = true
+			env.Receipt = true
 		case "commit":
-			commit = true
+			env.Commit = true
+		case "welcome":
+			env.Welcome = true
 		default:
-			return Envelope{}, fmt.Errorf("%w: kind must be \"message\", \"receipt\" or \"commit\"", ErrBadEnvelope)
+			return Envelope{}, fmt.Errorf("%w: kind must be \"message\", \"receipt\", \"commit\" or \"welcome\"", ErrBadEnvelope)
 		}
 	}
-	return Envelope{ID: id, To: *w.To, Body: body, Receipt: receipt, Commit: commit}, nil
+	return env, nil
 }
 
 // ParseID parses an envelope id: a ULID in its canonical 26-character,

@@ -37,6 +37,9 @@ func TestParse(t *testing.T) {
 		{"kind message", `{"id":"` + id + `","to":"bob","body":"eA==","kind":"message"}`, nil},
 		{"kind receipt", `{"id":"` + id + `","to":"bob","body":"eA==","kind":"receipt"}`, nil},
 		{"kind commit", `{"id":"` + id + `","to":"bob","body":"eA==","kind":"commit"}`, nil},
+		{"kind welcome", `{"id":"` + id + `","to":"bob","body":"AAEAAw==","kind":"welcome"}`, nil},
+		{"kind Welcome", `{"id":"` + id + `","to":"bob","body":"AAEAAw==","kind":"Welcome"}`, ErrBadEnvelope},
+		{"kind welcome twice", `{"id":"` + id + `","to":"bob","body":"AAEAAw==","kind":"welcome","kind":"welcome"}`, ErrBadEnvelope},
 		{"unknown kind", `{"id":"` + id + `","to":"bob","body":"eA==","kind":"read"}`, ErrBadEnvelope},
 		{"kind not a string", `{"id":"` + id + `","to":"bob","body":"eA==","kind":true}`, ErrBadEnvelope},
 	} {
@@ -50,6 +53,9 @@ func TestParse(t *testing.T) {
 			}
 			if want := tc.name == "kind commit"; err == nil && env.Commit != want {
 				t.Fatalf("Commit = %v, want %v", env.Commit, want)
+			}
+			if want := tc.name == "kind welcome"; err == nil && env.Welcome != want {
+				t.Fatalf("Welcome = %v, want %v", env.Welcome, want)
 			}
 		})
 	}
@@ -80,6 +86,8 @@ func FuzzParse(f *testing.F) {
 		`{"id":"` + id + `","to":"bob","body":"eA=="}`,
 		`{"id":"` + id + `","to":"bob","body":"eA==","id":"x"}`,
 		`{"id":"` + id + `","to":"bob","body":"eA==","kind":"receipt"}`,
+		`{"id":"` + id + `","to":"bob","body":"eA==","kind":"commit"}`,
+		`{"id":"` + id + `","to":"bob","body":"AAEAAw==","kind":"welcome"}`,
 		`{"id":"` + id + `","to":"bob","body":"eA=="`,
 		`{"id":["x"],"to":{"a":[[[[]]]]},"body":1}`,
 		`[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]`,
@@ -101,6 +109,10 @@ func FuzzParse(f *testing.F) {
 		}
 		if _, err := ParseID(e.ID.String()); err != nil {
 			t.Fatalf("accepted id %s does not parse again", e.ID)
+		}
+		// At most one kind: each chooses a check and a bucket of its own.
+		if n := btoi(e.Receipt) + btoi(e.Commit) + btoi(e.Welcome); n > 1 {
+			t.Fatalf("accepted an envelope of %d kinds", n)
 		}
 	})
 }
@@ -168,4 +180,11 @@ func BenchmarkParse(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

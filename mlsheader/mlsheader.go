@@ -2,7 +2,8 @@
 // section 6): the protocol version, the wire format, the group id, the
 // epoch and, where it is in the clear, the content type. It is what the
 // relay needs to accept one commit per group and epoch (docs/protocol.md,
-// "POST /api/messages", and ADR 0099) and nothing more.
+// "POST /api/messages", and ADR 0099) and nothing more. Of a Welcome it
+// checks only the framing, version and wire format (ADR 0105).
 //
 // The package holds no keys and never decrypts, verifies or interprets
 // anything beyond that header: a message that parses here may still be
@@ -21,6 +22,7 @@ import (
 const (
 	WirePublic  = 1 // mls_public_message
 	WirePrivate = 2 // mls_private_message
+	WireWelcome = 3 // mls_welcome
 )
 
 // Content types (RFC 9420, section 6).
@@ -113,6 +115,30 @@ func Parse(msg []byte) (Header, error) {
 		return Header{}, malformed("content_type is not application, proposal or commit")
 	}
 	return h, nil
+}
+
+// CheckWelcome checks that msg is framed as an MLSMessage carrying a
+// Welcome: version mls10, then wire format mls_welcome. That is all the
+// relay can see of a Welcome without keys (its secrets are encrypted to
+// the new members' key packages), so nothing after those 4 bytes is read.
+// Errors wrap ErrMalformed.
+func CheckWelcome(msg []byte) error {
+	r := reader{b: msg}
+	version, ok := r.uint16()
+	if !ok {
+		return malformed("the message is shorter than its version")
+	}
+	if version != mls10 {
+		return malformed("version is not mls10")
+	}
+	wire, ok := r.uint16()
+	if !ok {
+		return malformed("the message is shorter than its wire format")
+	}
+	if wire != WireWelcome {
+		return malformed("wire format is not mls_welcome")
+	}
+	return nil
 }
 
 func malformed(why string) error { return fmt.Errorf("%w: %s", ErrMalformed, why) }

@@ -188,3 +188,67 @@ func TestLeaf(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckWelcome: a Welcome made by another implementation (ts-mls,
+// testdata/gen.mjs) passes; the framed messages, key package and GroupInfo
+// of the same run do not, nor does anything that breaks one of the 4
+// bytes read.
+func TestCheckWelcome(t *testing.T) {
+	if err := mlsheader.CheckWelcome(read(t, "welcome.mls")); err != nil {
+		t.Fatalf("real welcome: %v", err)
+	}
+	// Nothing after the framing is read: the 4 bytes alone pass.
+	if err := mlsheader.CheckWelcome([]byte{0, 1, 0, 3}); err != nil {
+		t.Fatalf("the framing alone: %v", err)
+	}
+	entries, err := os.ReadDir(filepath.Join("testdata", "messages"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() == "welcome.mls" {
+			continue
+		}
+		if err := mlsheader.CheckWelcome(read(t, e.Name())); !errors.Is(err, mlsheader.ErrMalformed) {
+			t.Errorf("%s: %v, want ErrMalformed (not a welcome)", e.Name(), err)
+		}
+	}
+	for name, b := range map[string][]byte{
+		"empty":              {},
+		"version cut":        {0},
+		"wire format cut":    {0, 1, 0},
+		"version mls11":      {0, 2, 0, 3},
+		"version 0":          {0, 0, 0, 3},
+		"wire format 4":      {0, 1, 0, 4},
+		"wire format 0x0103": {0, 1, 1, 3},
+		"text":               []byte("hello"),
+	} {
+		if err := mlsheader.CheckWelcome(b); !errors.Is(err, mlsheader.ErrMalformed) {
+			t.Errorf("%s: %v, want ErrMalformed", name, err)
+		}
+	}
+}
+
+// FuzzCheckWelcome: CheckWelcome never panics, refuses only with
+// ErrMalformed, and accepts exactly the inputs that begin with version
+// mls10 and wire format mls_welcome. Seeded with real messages.
+func FuzzCheckWelcome(f *testing.F) {
+	entries, err := os.ReadDir(filepath.Join("testdata", "messages"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range entries {
+		f.Add(read(f, e.Name()))
+	}
+	f.Add([]byte{0, 1, 0, 3})
+	f.Add([]byte{0, 1, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		err := mlsheader.CheckWelcome(b)
+		if err != nil && !errors.Is(err, mlsheader.ErrMalformed) {
+			t.Fatalf("error %v does not wrap ErrMalformed", err)
+		}
+		if want := bytes.HasPrefix(b, []byte{0, 1, 0, 3}); (err == nil) != want {
+			t.Fatalf("CheckWelcome(%x) = %v; a welcome framing: %v", b, err, want)
+		}
+	})
+}

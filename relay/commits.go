@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"relay/envelope"
@@ -14,7 +15,7 @@ import (
 // The relay's part in MLS commits (ADR 0099): a send marked "kind":
 // "commit" is accepted only at its group's current epoch, one commit per
 // group and epoch (docs/protocol.md, "POST /api/messages", checks 3 and
-// 10).
+// 10). A welcome's framing is checked here too (check 3, ADR 0105).
 
 // commitHeader reads the MLS header of a commit envelope's body (check 3),
 // nil for any other envelope: those are never parsed.
@@ -31,6 +32,22 @@ func commitHeader(env *envelope.Envelope) (*mlsheader.Header, error) {
 		return nil, codeBadCommit.errorf("the body is an MLS message whose content type is not commit; send it without \"kind\": \"commit\"")
 	}
 	return &h, nil
+}
+
+// checkWelcome checks that a welcome envelope's body is framed as an MLS
+// Welcome (check 3), all the relay can see of one; any other envelope is
+// never read. The framing is what keeps a message from passing for a
+// welcome to take the bucket for group upkeep (ADR 0105).
+func checkWelcome(env *envelope.Envelope) error {
+	if !env.Welcome {
+		return nil
+	}
+	if err := mlsheader.CheckWelcome(env.Body); err != nil {
+		// The reason names a field, never the bytes.
+		return codeBadWelcome.errorf("the body is not an MLS Welcome: %s. Send the Welcome as the MLSMessage the MLS library encodes "+
+			"(version mls10, wire format mls_welcome), or send anything else without \"kind\": \"welcome\"", strings.TrimPrefix(err.Error(), mlsheader.ErrMalformed.Error()+": "))
+	}
+	return nil
 }
 
 // accept queues qe: through the group committer (ADR 0018), or for a

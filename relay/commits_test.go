@@ -116,9 +116,10 @@ func TestCommitOnePerEpoch(t *testing.T) {
 // TestCommitCheckOrder: the commit checks come where docs/protocol.md puts
 // them: bad_commit with the shape (check 3), before the clock skew and
 // the recipient; stale_epoch last (check 10), after the recipient; and a
-// refused commit gives its rate-limit token back.
+// refused commit gives its rate-limit token back (to the bucket for group
+// upkeep, ADR 0105).
 func TestCommitCheckOrder(t *testing.T) {
-	s := newTestServer(t, withRate(2))
+	s := newTestServer(t, withRate(2), withGroupRate(2))
 	ctx := context.Background()
 	alice := s.register(t, "alice", 1)
 	s.register(t, "bob", 1)
@@ -134,7 +135,9 @@ func TestCommitCheckOrder(t *testing.T) {
 		_, err = a.SendCommit(ctx, s.newID(), "bob", commitMsg("g", 7, "x"))
 		wantStale(t, err, 0)
 	}
-	s.send(t, a, "bob", "still within the rate")
+	if _, err := a.SendCommit(ctx, s.newID(), "bob", commitMsg("g", 0, "x")); err != nil {
+		t.Fatalf("a commit still within the rate: %v", err)
+	}
 }
 
 // TestConcurrentCommits: in each of many rounds, two devices (one of

@@ -38,6 +38,10 @@ type Config struct {
 	// account sends to other accounts: a bucket of their own, so that
 	// delivery and read receipts never hold up a message (ADR 0051).
 	ReceiptRatePerMinute int
+	// GroupRatePerMinute bounds the envelopes marked as MLS commits or
+	// welcomes that an account sends, to anyone: a bucket of their own, so
+	// that a client's group upkeep never holds up a message (ADR 0105).
+	GroupRatePerMinute int
 
 	// AuthPerMinute bounds logins and registrations per client address,
 	// AuthPerUserPerMinute logins per username. TrustedProxies are the
@@ -122,6 +126,11 @@ func DefaultConfig() Config {
 		// limit"): 120 a minute is more than a person reading at any pace
 		// on a few devices sends.
 		ReceiptRatePerMinute: 120,
+		// Group upkeep is a commit and a welcome per chat made, a leaf
+		// update per chat and device a day, and a commit per device
+		// linked or removed (ADR 0105): 120 a minute is more than a
+		// person's devices make outside a burst of new chats.
+		GroupRatePerMinute:   120,
 		AuthPerMinute:        20,
 		AuthPerUserPerMinute: 10,
 		// Often enough for a client to tell a silent link from a dead one

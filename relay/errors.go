@@ -51,6 +51,7 @@ const (
 	codeBadQuery
 	codeBadEnvelope
 	codeBadCommit
+	codeBadWelcome
 	codeBadKeyPackages
 	codeBadGroup
 	codeBadGroupInfo
@@ -114,6 +115,7 @@ var codes = [numCodes]struct {
 	codeBadQuery:            {"bad_query", http.StatusBadRequest, "the query is not one this endpoint takes; see docs/protocol.md"},
 	codeBadEnvelope:         {"bad_envelope", http.StatusBadRequest, "the envelope is not of the shape POST /api/messages takes"},
 	codeBadCommit:           {"bad_commit", http.StatusBadRequest, "the body of a commit is one MLS message (RFC 9420): version mls10, a public or private message whose content type is commit"},
+	codeBadWelcome:          {"bad_welcome", http.StatusBadRequest, "the body of a welcome is one MLS message (RFC 9420) of version mls10 and wire format mls_welcome"},
 	codeBadKeyPackages:      {"bad_key_packages", http.StatusBadRequest, fmt.Sprintf("key packages are standard base64 of 1 to %d bytes each, at most %d one-time ones per request", keypackages.MaxSize, keypackages.MaxOneTime)},
 	codeBadGroup:            {"bad_group", http.StatusBadRequest, "a group id is 43 characters of unpadded base64url encoding 32 bytes"},
 	codeBadGroupInfo:        {"bad_group_info", http.StatusBadRequest, fmt.Sprintf("a GroupInfo is {\"epoch\": an integer from 0 to 2^63-1, \"info\": standard base64 of 1 to %d bytes}", mlsgroup.MaxInfo)},

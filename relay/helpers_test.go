@@ -62,6 +62,7 @@ type option func(*relay.Config)
 func withRate(n int) option                { return func(c *relay.Config) { c.RatePerMinute = n } }
 func withSelfRate(n int) option            { return func(c *relay.Config) { c.SelfRatePerMinute = n } }
 func withReceiptRate(n int) option         { return func(c *relay.Config) { c.ReceiptRatePerMinute = n } }
+func withGroupRate(n int) option           { return func(c *relay.Config) { c.GroupRatePerMinute = n } }
 func withPing(d time.Duration) option      { return func(c *relay.Config) { c.PingInterval = d } }
 func withRealClock() option                { return func(c *relay.Config) { c.Now = nil } }
 func withOrigins(origins ...string) option { return func(c *relay.Config) { c.Origins = origins } }

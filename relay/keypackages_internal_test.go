@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"bytes"
 	"encoding/base64"
 	"os"
 	"strings"
@@ -145,6 +146,45 @@ func FuzzCommitEnvelope(f *testing.F) {
 		}
 		if h.ContentType != mlsheader.ContentCommit || len(h.GroupID) == 0 {
 			t.Fatalf("%q: accepted %+v", data, h)
+		}
+	})
+}
+
+// FuzzWelcomeEnvelope: an envelope marked as a welcome passes check 3 only
+// with a body framed as an MLS Welcome; every other refusal is
+// bad_welcome, and an envelope not marked as a welcome is never read as
+// one.
+func FuzzWelcomeEnvelope(f *testing.F) {
+	const id = "01HZZZZZZZZZZZZZZZZZZZZZZZ"
+	f.Add([]byte(`{"id":"` + id + `","to":"bob","kind":"welcome","body":"AAEAAw=="}`))
+	f.Add([]byte(`{"id":"` + id + `","to":"bob","kind":"welcome","body":"AAEAAg=="}`))
+	f.Add([]byte(`{"id":"` + id + `","to":"bob","body":"AAEAAw=="}`))
+	// A real welcome, made by ts-mls (mlsheader's seed corpus).
+	if real, err := os.ReadFile("../mlsheader/testdata/messages/welcome.mls"); err == nil {
+		f.Add([]byte(`{"id":"` + id + `","to":"bob","kind":"welcome","body":"` + base64.StdEncoding.EncodeToString(real) + `"}`))
+	} else {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		env, err := envelope.Parse(data, 0)
+		if err != nil {
+			return
+		}
+		err = checkWelcome(&env)
+		if !env.Welcome {
+			if err != nil {
+				t.Fatalf("%q: an envelope that is no welcome was read as one: %v", data, err)
+			}
+			return
+		}
+		if err != nil {
+			if c := apiCode(t, err); c != "bad_welcome" {
+				t.Fatalf("%q: %s", data, c)
+			}
+			return
+		}
+		if !bytes.HasPrefix(env.Body, []byte{0, 1, 0, 3}) {
+			t.Fatalf("%q: accepted a welcome not framed as one", data)
 		}
 	})
 }

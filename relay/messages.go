@@ -32,6 +32,9 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, in *checked) error
 	if err != nil {
 		return err
 	}
+	if err := checkWelcome(&env); err != nil { // a Welcome's framing (commits.go)
+		return err
+	}
 	// 4. a known id is answered from its record (ADR 0084). The record is
 	// read only when a check below would refuse the request: an id that
 	// passes them all is recognised by the accept itself, so the common
@@ -47,11 +50,18 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, in *checked) error
 	// (ADR 0035). acc comes from the session, and usernames have one
 	// spelling, so no one reaches another account through this bucket.
 	// Receipts to others have a third bucket, so that reading a busy chat
-	// never holds up the next message either (ADR 0051).
+	// never holds up the next message either (ADR 0051). MLS commits and
+	// welcomes, to anyone, have a fourth, so that a client's group upkeep
+	// never holds up a message (ADR 0105); check 3 has checked that their
+	// bodies are framed as such, which bounds what a client passing a
+	// message for one gains to this bucket.
 	limits := s.limits
-	if env.To == acc.Username {
+	switch {
+	case env.Commit || env.Welcome:
+		limits = s.groupLimits
+	case env.To == acc.Username:
 		limits = s.selfLimits
-	} else if env.Receipt {
+	case env.Receipt:
 		limits = s.receiptLimits
 	}
 	res, retry := limits.reserve(acc.ID, now)

@@ -47,6 +47,7 @@ type Server struct {
 	limits        *buckets[int64]  // envelopes per account to other accounts
 	selfLimits    *buckets[int64]  // envelopes per account to itself (ADR 0035)
 	receiptLimits *buckets[int64]  // receipts per account to others (ADR 0051)
+	groupLimits   *buckets[int64]  // MLS commits and welcomes per account (ADR 0105)
 	authLimits    *buckets[string] // logins and registrations per client address
 	userLimits    *buckets[string] // logins per username
 	// recoveryLimits are fetches of the recovery blob per account
@@ -94,6 +95,7 @@ func New(cfg Config) (*Server, error) {
 	orDefault(&cfg.RatePerMinute, d.RatePerMinute)
 	orDefault(&cfg.SelfRatePerMinute, d.SelfRatePerMinute)
 	orDefault(&cfg.ReceiptRatePerMinute, d.ReceiptRatePerMinute)
+	orDefault(&cfg.GroupRatePerMinute, d.GroupRatePerMinute)
 	orDefault(&cfg.AuthPerMinute, d.AuthPerMinute)
 	orDefault(&cfg.AuthPerUserPerMinute, d.AuthPerUserPerMinute)
 	orDefault(&cfg.PingInterval, d.PingInterval)
@@ -157,6 +159,7 @@ func New(cfg Config) (*Server, error) {
 		limits:        newBuckets[int64](cfg.RatePerMinute),
 		selfLimits:    newBuckets[int64](cfg.SelfRatePerMinute),
 		receiptLimits: newBuckets[int64](cfg.ReceiptRatePerMinute),
+		groupLimits:   newBuckets[int64](cfg.GroupRatePerMinute),
 		authLimits:    newBuckets[string](cfg.AuthPerMinute),
 		userLimits:    newBuckets[string](cfg.AuthPerUserPerMinute),
 		// Ten an hour is plenty for a person restoring a browser or two;
@@ -311,6 +314,7 @@ func (s *Server) housekeeping(ctx context.Context) {
 	s.limits.sweep(s.now())
 	s.selfLimits.sweep(s.now())
 	s.receiptLimits.sweep(s.now())
+	s.groupLimits.sweep(s.now())
 	s.authLimits.sweep(s.now())
 	s.userLimits.sweep(s.now())
 	s.recoveryLimits.sweep(s.now())

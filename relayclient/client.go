@@ -329,6 +329,18 @@ func (c *Client) SendCommit(ctx context.Context, id, to string, body []byte) (Ac
 	return a, err
 }
 
+// SendWelcome posts an envelope marked as an MLS Welcome ("kind":
+// "welcome"): body is one MLSMessage of wire format mls_welcome, or the
+// Error is bad_welcome. Commits and welcomes take their rate-limit token
+// from the bucket for group upkeep (docs/protocol.md, "Rate limit").
+func (c *Client) SendWelcome(ctx context.Context, id, to string, body []byte) (Accepted, error) {
+	var a Accepted
+	err := c.Do(ctx, http.MethodPost, "/api/messages", map[string]string{
+		"id": id, "to": to, "body": base64.StdEncoding.EncodeToString(body), "kind": "welcome",
+	}, &a)
+	return a, err
+}
+
 // Ack deletes c.Device's queued envelopes up to and including seq upTo.
 func (c *Client) Ack(ctx context.Context, upTo int64) error {
 	return c.Do(ctx, http.MethodPost, "/api/ack", map[string]int64{"upTo": upTo}, nil)

@@ -350,6 +350,7 @@ type instance struct {
 // until it says where it listens.
 func (b *bench) startInstance() (*instance, error) {
 	args := []string{"--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--rate", "1000000000", "--receipt-rate", "1000000000",
+		"--group-rate", "1000000000",
 		"--auth-rate", "1000000000", "--auth-rate-user", "1000000000", "--max-devices", "1000000", "--log-level", "error"}
 	if b.o.profile && b.cmd == nil {
 		args = append(args, "--debug-listen", "127.0.0.1:6061")

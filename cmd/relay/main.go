@@ -76,6 +76,7 @@ type options struct {
 	rate         int
 	selfRate     int
 	receiptRate  int
+	groupRate    int
 	pingInterval time.Duration
 	maxBody      int
 	logLevel     string
@@ -216,6 +217,7 @@ func parseFlags(cmd string, args []string, stdout io.Writer) (*options, error) {
 	bind(fs, fs.IntVar, &o.rate, "rate", "RELAY_RATE", d.RatePerMinute, "envelopes per minute per account to other accounts, also the burst")
 	bind(fs, fs.IntVar, &o.selfRate, "self-rate", "RELAY_SELF_RATE", d.SelfRatePerMinute, "envelopes per minute per account to itself (read positions, notes to self), also the burst")
 	bind(fs, fs.IntVar, &o.receiptRate, "receipt-rate", "RELAY_RECEIPT_RATE", d.ReceiptRatePerMinute, "envelopes marked as receipts per minute per account to other accounts, also the burst")
+	bind(fs, fs.IntVar, &o.groupRate, "group-rate", "RELAY_GROUP_RATE", d.GroupRatePerMinute, "envelopes marked as MLS commits or welcomes per minute per account, to anyone, also the burst")
 	bind(fs, fs.IntVar, &o.authRate, "auth-rate", "RELAY_AUTH_RATE", d.AuthPerMinute, "logins and registrations per minute per client address, also the burst")
 	bind(fs, fs.IntVar, &o.authUserRate, "auth-rate-user", "RELAY_AUTH_RATE_USER", d.AuthPerUserPerMinute, "logins per minute per username, also the burst")
 	bind(fs, fs.IntVar, &o.maxDevices, "max-devices", "RELAY_MAX_DEVICES", d.MaxDevices, "live devices per account")
@@ -285,6 +287,7 @@ func parseFlags(cmd string, args []string, stdout io.Writer) (*options, error) {
 		{"--rate", int64(o.rate), 1},
 		{"--self-rate", int64(o.selfRate), 1},
 		{"--receipt-rate", int64(o.receiptRate), 1},
+		{"--group-rate", int64(o.groupRate), 1},
 		{"--auth-rate", int64(o.authRate), 1},
 		{"--auth-rate-user", int64(o.authUserRate), 1},
 		{"--max-devices", int64(o.maxDevices), 1},
@@ -421,7 +424,7 @@ func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger
 	trusted, _ := parsePrefixes(o.trusted) // checked with the flags
 	srv, err := relay.New(relay.Config{
 		Pool: pool, Logger: log, BaseURL: base, Origins: origins,
-		RatePerMinute: o.rate, SelfRatePerMinute: o.selfRate, ReceiptRatePerMinute: o.receiptRate, PingInterval: o.pingInterval, MaxBody: o.maxBody,
+		RatePerMinute: o.rate, SelfRatePerMinute: o.selfRate, ReceiptRatePerMinute: o.receiptRate, GroupRatePerMinute: o.groupRate, PingInterval: o.pingInterval, MaxBody: o.maxBody,
 		DisableNotify: !o.notify, CatchUp: o.catchUp,
 		MaxDevices: o.maxDevices, QueueMaxAge: o.queueAge, QueueMaxBytes: o.queueBytes,
 		PurgeInterval: o.purgeInterval, RevokedKeep: o.revokedKeep, DeletedNameHold: o.nameHold, DedupWindow: o.dedupWindow,
