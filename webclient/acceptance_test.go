@@ -146,6 +146,7 @@ func TestSeedScenario(t *testing.T) {
 		}
 		approver.do(chromedp.Click(chromedp.CSS(row + " .approve-btn")))
 		tb.waitFor("the device to be linked", `document.getElementById('new-chat-username')`)
+		published(t, r, tb)
 		return tb
 	}
 	aPhone := link(aLaptop, "alice")

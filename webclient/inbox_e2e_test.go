@@ -28,6 +28,7 @@ import (
 // in their order, each once, and they count as unread.
 func TestWaitingToDecryptIsKeptAndOpensLater(t *testing.T) {
 	r, alice, bob := aliceAndBob(t)
+	alice.mlsOff()
 
 	ctx, cancel := context.WithCancel(bob.ctx)
 	defer cancel()

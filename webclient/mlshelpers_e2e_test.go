@@ -312,3 +312,16 @@ func groupMade(t *testing.T, r *liveRelay, tb *tab, peer string) int {
 	}
 	return r.count(`SELECT count(*) FROM sent WHERE account_id = (SELECT account_id FROM devices WHERE id = $1)`, tb.deviceID())
 }
+
+// published waits until tb's device has its key packages on the relay: a
+// device linked a moment ago can be added to a chat's group only then.
+func published(t *testing.T, r *liveRelay, tb *tab) {
+	t.Helper()
+	dev := tb.deviceID()
+	for i := 0; r.count(`SELECT count(*) FROM key_packages WHERE device_id = $1 AND last_resort`, dev) == 0; i++ {
+		if i > 400 {
+			t.Fatal("the device never published its key packages")
+		}
+		sleep()
+	}
+}

@@ -276,7 +276,7 @@ func TestMLSMigrationAndDowngrade(t *testing.T) {
 	}
 
 	// A version 1 message from alice's device, now that it speaks MLS.
-	sendRaw(alice, "bob", `{type: 'text', text: 'forged the old way'}`)
+	sendRawOld(alice, "bob", `{type: 'text', text: 'forged the old way'}`)
 	bob.waitFor("the refused message", `[...document.querySelectorAll('#messages .msg.undecryptable .text')].some((e) => e.textContent.startsWith('Refused'))`)
 	if bob.hasMessage("forged the old way") {
 		t.Fatal("bob shows the version 1 message of a device that speaks MLS")

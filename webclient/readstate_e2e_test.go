@@ -74,6 +74,7 @@ func linkedDevice(t *testing.T, r *liveRelay, laptop *tab, user string) *tab {
 	phone.waitFor("the new device to be linked", `document.getElementById('new-chat-username')`)
 	// Linked, the phone starts its stream over: its page moves until open.
 	phone.waitFor("the new device's stream", headerSettled)
+	published(t, r, phone)
 	eval[chromedp.Void](laptop, `location.hash = '#/chats'`)
 	laptop.waitFor("the chat list", `document.getElementById('new-chat-username')`)
 	return phone

@@ -184,6 +184,7 @@ func TestReadingOnANewDeviceClearsAnOlderMarkUnread(t *testing.T) {
 	laptop.waitFor("one unread on the laptop", unreadIs("bob", 1))
 
 	phone := linkedDevice(t, r, laptop, "alice")
+	joined(t, "alice/"+phone.deviceID(), map[*tab]string{laptop: "bob", bob: "alice"})
 	bob.send("third")
 	laptop.waitFor("two unread on the laptop", unreadIs("bob", 2))
 	phone.waitFor("one unread on the phone", unreadIs("bob", 1))

@@ -187,13 +187,19 @@ export function accountGone(stopStream) {
   return wipe(stopStream, 'deleted');
 }
 
-// linked records the account key a link envelope brought, and tells the
-// relay that this device now holds it (docs/protocol.md "PATCH
-// /api/devices/:id"), so that the other devices know they are not the
-// last. If that fails they warn once too often, never too rarely.
+// linked records the account key a link envelope brought, publishes this
+// device's MLS key packages, and then tells the relay that this device
+// now holds the key (docs/protocol.md "PATCH /api/devices/:id"), so that
+// the other devices know they are not the last, and that a device the
+// relay lists as linked can be added to a chat's group at once. If the
+// report fails they warn once too often, never too rarely; a failed
+// publish is made again at the next ready (mlsidentity.js).
 export async function linked(privateKey) {
-  try { await api.reportLinked(device.id); } catch { /* see above */ }
   await keep(privateKey, 'approved');
+  try {
+    await (await import('./mlsidentity.js')).keepPublished();
+  } catch { /* see above */ }
+  try { await api.reportLinked(device.id); } catch { /* see above */ }
 }
 
 // keep stores the account key this device now holds; how ('approved' or

@@ -90,3 +90,7 @@ export const accountDevices = (username) => call('GET', '/api/accounts/' + encod
 // sendCommit sends an MLS commit: a 409 stale_epoch says another commit
 // took its epoch first (its currentEpoch names the group's).
 export const sendCommit = (id, to, body) => call('POST', '/api/messages', { id, to, body, kind: 'commit' });
+// sendWelcome sends an MLS Welcome. Commits and welcomes, the upkeep of a
+// chat's group, spend a rate-limit bucket of their own, so that it never
+// holds up a message (docs/protocol.md, "Rate limit").
+export const sendWelcome = (id, to, body) => call('POST', '/api/messages', { id, to, body, kind: 'welcome' });

@@ -412,6 +412,8 @@ async function processLinked(batch, b) {
     results.push(r);
     last = env.seq;
     ackTo = env.seq;
+    // Envelopes parked in a group this one joined: opened now, in order.
+    for (const p of b.takeUnparked()) results.push(await decrypt(p, b));
   }
 
   // A resync that replayed nothing resumes at the relay's head.

@@ -20,7 +20,7 @@ import * as account from './account.js';
 import { checkMember, parseIdentity } from './mlsidentity.js';
 import * as api from './api.js';
 import { notify } from './election.js';
-import { mls, enabled, acquire, locked, groupKey, listKey, sendingGroup, membersOk, members, device, today } from './mlsgroups.js';
+import { mls, enabled, acquire, locked, groupKey, listKey, parkedKey, sendingGroup, membersOk, members, device, today } from './mlsgroups.js';
 import { upkeep, rejoinLater } from './mlsmembers.js';
 
 export { enabled, groupsOf } from './mlsgroups.js';
@@ -111,9 +111,11 @@ export async function sealNow(chat, id, record) {
 /**
  * replays counts, in this tab, envelopes that came again: known by their
  * id before anything was decrypted (byId), or found used up by the group
- * (spent: a record, which leaves no row of its id).
+ * (spent: a record, which leaves no row of its id); and those sealed in a
+ * group before this device was added to it (beforeJoin), which are not
+ * for it.
  */
-export const replays = { byId: 0, spent: 0 };
+export const replays = { byId: 0, spent: 0, beforeJoin: 0 };
 
 /**
  * A Batch holds the groups a batch of envelopes changed, under the lock,
@@ -140,6 +142,51 @@ export class Batch {
     this.ids = new Set();
     /** @type {Map<string, () => void>} the chats whose lock it holds */
     this.unlocks = new Map();
+    /** @type {Map<string, any[]>} group -> envelopes parked in it */
+    this.parked = new Map();
+    /** @type {any[]} parked envelopes to open, the group joined */
+    this.unparked = [];
+  }
+
+  /**
+   * park keeps an envelope of a group this device is not in until it
+   * joins (a welcome that comes after it) or rejoins.
+   * @param {string} gid
+   * @param {any} env
+   */
+  async park(gid, env) {
+    const list = await this.parkedIn(gid);
+    if (!list.some((e) => e.id === env.id)) list.push(env);
+  }
+
+  /** @param {string} gid */
+  async parkedIn(gid) {
+    if (!this.parked.has(gid)) this.parked.set(gid, (await store.getMeta(parkedKey(gid))) || []);
+    return /** @type {any[]} */ (this.parked.get(gid));
+  }
+
+  /**
+   * unpark takes a group's parked envelopes once this device joined it
+   * at epoch: those of an earlier epoch were sealed before its addition
+   * and are not for it; the others are opened after the batch's own.
+   * @param {string} gid
+   * @param {number} epoch
+   */
+  async unpark(gid, epoch) {
+    const m = await mls();
+    for (const env of await this.parkedIn(gid)) {
+      const h = m.readHeader(c.b64decode(env.body));
+      if (h && Number(h.epoch) >= epoch) this.unparked.push(env);
+      else replays.beforeJoin++;
+    }
+    this.parked.set(gid, []);
+  }
+
+  /** takeUnparked hands the envelopes unparked, once. */
+  takeUnparked() {
+    const out = this.unparked;
+    this.unparked = [];
+    return out;
   }
 
   /** @param {string} chat */
@@ -192,7 +239,7 @@ export class Batch {
    * writes is what the batch's transaction writes for the groups: each
    * changed group's state, each changed chat's list, and the key packages
    * used up.
-   * @returns {Promise<{puts: [string, any][], dropKeyPackages: string[]}>}
+   * @returns {Promise<{puts: [string, any][], deletes: string[], dropKeyPackages: string[]}>}
    */
   async writes() {
     const m = await mls();
@@ -204,7 +251,13 @@ export class Batch {
     }
     for (const [chat, list] of this.lists) puts.push([listKey(chat), list]);
     for (const [chat, list] of this.speakers) puts.push([speakersKey(chat), list]);
-    return { puts, dropKeyPackages: this.usedKeyPackages };
+    /** @type {string[]} */
+    const deletes = [];
+    for (const [gid, list] of this.parked) {
+      if (list.length) puts.push([parkedKey(gid), list]);
+      else deletes.push(parkedKey(gid));
+    }
+    return { puts, deletes, dropKeyPackages: this.usedKeyPackages };
   }
 }
 
@@ -214,7 +267,7 @@ export class Batch {
  * {record} for an application message that opened, {skip} for what
  * changes a group or is not for this device, or {undecryptable} for a
  * message of a group this device cannot open (kept sealed by the caller).
- * @param {{id: string, from: string, fromDevice: string, to: string}} env
+ * @param {{id: string, from: string, fromDevice: string, to: string, ts?: number, seq?: number}} env
  * @param {Uint8Array} body
  * @param {Batch} b
  * @returns {Promise<null | {record: any} | {skip: true} | {undecryptable: true}>}
@@ -250,7 +303,17 @@ export async function open(env, body, b) {
   const epoch = g ? Number(m.groupInfo(g.group).epoch) : -1;
   if (Number(h.epoch) > epoch) {
     if (!b.behind.has(gid)) b.behind.set(gid, { chat, gid, epoch });
-    return unreadable;
+    if (g || h.contentType !== 'application') return unreadable;
+    // Not in the group: kept until the welcome that adds this device (or
+    // its rejoin) says whether it was for it.
+    await b.park(gid, { id: env.id, from: env.from, fromDevice: env.fromDevice, to: env.to, ts: env.ts, seq: env.seq, body: c.b64encode(body) });
+    return { skip: true };
+  }
+  // Sealed before this device was added: not for it (docs/crypto.md,
+  // "Who adds and removes whom").
+  if (g && g.rec.joined !== undefined && Number(h.epoch) < g.rec.joined) {
+    replays.beforeJoin++;
+    return { skip: true };
   }
   // A commit of an epoch this device is past: the one that made the
   // group, before it joined.
@@ -370,8 +433,9 @@ async function join(env, body, chat, b) {
   }
   if (!m.isLastResort(kept[i].keyPackage)) b.usedKeyPackages.push(c.b64encode(kept[i].keyPackage));
   if (await b.group(gid)) return; // joined before
-  b.groups.set(gid, { rec: { gid, chat, state: null, epoch: Number(info.epoch) }, group });
+  b.groups.set(gid, { rec: { gid, chat, state: null, epoch: Number(info.epoch), joined: Number(info.epoch) }, group });
   b.dirty.add(gid);
   const list = await b.list(chat);
   b.lists.set(chat, [...new Set([...list, gid])].sort());
+  await b.unpark(gid, Number(info.epoch));
 }

@@ -89,6 +89,10 @@ export async function locked(chat, fn) {
 // 'groupCommit:<hex id>' a commit to the group kept until it is settled.
 
 export const groupKey = (gid) => 'group:' + gid;
+// meta 'mlsParked:<hex id>' [envelopes]: application messages of a group
+// this device is not in (yet), kept sealed until it joins: those sealed
+// before its addition are dropped then, the others opened (mlschat.js).
+export const parkedKey = (gid) => 'mlsParked:' + gid;
 export const listKey = (chat) => 'groupsOf:' + chat;
 const newKey = (chat) => 'groupNew:' + chat;
 const commitKey = (gid) => 'groupCommit:' + gid;
@@ -206,7 +210,7 @@ async function finish(chat, p) {
     p = { ...p, commitSent: true };
     await store.keepGroups([[newKey(chat), p]]);
   }
-  if (p.welcome) await api.send(p.welcomeId, chat, c.b64encode(p.welcome));
+  if (p.welcome) await api.sendWelcome(p.welcomeId, chat, c.b64encode(p.welcome));
   const list = (await store.getMeta(listKey(chat))) || [];
   await store.keepGroups([[groupKey(p.rec.gid), p.rec], [listKey(chat), [...new Set([...list, p.rec.gid])].sort()]], [newKey(chat)]);
   if (p.commit) await publishInfo(chat, p.rec.gid, p.rec.state);
@@ -280,7 +284,12 @@ export async function rejoin(chat, gid, behind) {
   }
   if (c.hex(joined.groupId) !== gid || !membersOk(m.groupInfo(joined.group), chat)) return 'none';
   const rec = old || { gid, chat };
-  return commitChange(rec, { group: joined.group, commit: joined.commit, welcome: null }, { gid, chat, rejoined: Date.now(), due: false });
+  const epoch = Number(m.groupInfo(joined.group).epoch);
+  const out = await commitChange(rec, { group: joined.group, commit: joined.commit, welcome: null }, { gid, chat, rejoined: Date.now(), due: false, joined: epoch });
+  // What was parked in the group came before this device (re)joined: it
+  // cannot be opened, and the chat says that messages may be missing.
+  if (out === 'done') await store.keepGroups([], [parkedKey(gid)]);
+  return out;
 }
 
 /**
@@ -294,8 +303,9 @@ export async function rejoin(chat, gid, behind) {
 export async function sendingGroup(chat, make = true) {
   const list = (await store.getMeta(listKey(chat))) || [];
   if (list.length) {
-    await settle(list[0]);
-    return store.getMeta(groupKey(list[0]));
+    const gid = list.length > 1 ? await liveGroup(chat, list) : list[0];
+    await settle(gid);
+    return store.getMeta(groupKey(gid));
   }
   if (!make) return null;
   let p = await store.getMeta(newKey(chat));
@@ -307,6 +317,37 @@ export async function sendingGroup(chat, make = true) {
   }
   await finish(chat, p);
   return store.getMeta(groupKey(p.rec.gid));
+}
+
+/**
+ * liveGroup picks, of a chat's groups (sorted), the one to send in: the
+ * first in which every member of the other account is a device the relay
+ * lists, else the first with at least one, else the first. A chat has
+ * several groups after two devices made one at once (both fine), or
+ * after the other account's key was reset: its old group then holds only
+ * revoked devices, and what is sealed there reaches nobody.
+ * @param {string} chat
+ * @param {string[]} list
+ */
+async function liveGroup(chat, list) {
+  if (chat === account.me()) return list[0];
+  let live;
+  try {
+    live = (await api.accountDevices(chat)).devices;
+  } catch {
+    return list[0];
+  }
+  const m = await mls();
+  let some = null;
+  for (const gid of list) {
+    const rec = await store.getMeta(groupKey(gid));
+    if (!rec) continue;
+    const theirs = members(m.groupInfo(m.loadGroup(rec.state, checkMember))).filter((x) => x.username === chat);
+    const up = theirs.filter((x) => live.includes(x.deviceId));
+    if (up.length && up.length === theirs.length) return gid;
+    if (up.length && !some) some = gid;
+  }
+  return some || list[0];
 }
 
 // ---- committing a change ----
@@ -363,7 +404,7 @@ async function settlePending(p) {
     await store.keepGroups(puts);
     await publishInfo(p.chat, p.gid, p.next);
   }
-  if (p.welcome) await api.send(p.welcomeId, p.chat, c.b64encode(p.welcome));
+  if (p.welcome) await api.sendWelcome(p.welcomeId, p.chat, c.b64encode(p.welcome));
   await store.keepGroups([], [commitKey(p.gid)]);
   return 'done';
 }

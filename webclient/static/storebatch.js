@@ -42,7 +42,7 @@ function addToChat(ch, m, pub) {
 // MLS groups ({puts: meta records, dropKeyPackages}, mlschat.js): written
 // in the same transaction, so a state moves on only with what it opened.
 // It returns the chats that changed and whether the notice was kept.
-export async function storeBatch(results, cursor, notice, me, groups = { puts: [], dropKeyPackages: [] }) {
+export async function storeBatch(results, cursor, notice, me, groups = { puts: [], deletes: [], dropKeyPackages: [] }) {
   const changed = new Set();
   const t = await tx(['meta', 'messages', 'chats'], 'readwrite');
   const ms = t.objectStore('messages');
@@ -86,6 +86,7 @@ export async function storeBatch(results, cursor, notice, me, groups = { puts: [
   for (const [chat, ids] of delivered) await queueReceipts(meta, chat, 'delivered', ids);
   await countIgnored(meta, 'forged', ignored.forged);
   await countIgnored(meta, 'invalid', ignored.invalid);
+  for (const k of groups.deletes) meta.delete(k);
   for (const [k, v] of groups.puts) meta.put({ k, v });
   await dropKeyPackages(meta, groups.dropKeyPackages);
   meta.put({ k: 'cursor', v: cursor });
