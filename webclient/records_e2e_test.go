@@ -508,6 +508,7 @@ func TestLinkedLaterIgnoresRecordsOfOldMessages(t *testing.T) {
 	bob.waitMessage("before the tablet")
 	laptop.waitFor("sent", bubble("before the tablet")+`?.dataset.status === 'sent'`)
 	tablet := linkedDevice(t, r, laptop, "alice")
+	joined(t, "alice/"+tablet.deviceID(), map[*tab]string{laptop: "bob", bob: "alice"})
 	laptop.openChat("bob")
 	laptop.menuAction("before the tablet", "edit-btn")
 	laptop.typeEdit("edited after the tablet")

@@ -122,8 +122,9 @@ func TestRecoveryKeyRestoresTheAccount(t *testing.T) {
 	// Bob sealed it in their chat's MLS group, for the members it had: not
 	// the restored device, which rejoins the group from its GroupInfo by
 	// itself, and the chat says that messages in between may be missing
-	// (docs/crypto.md, "Falling behind").
-	fresh.waitFor("the notice that the restored device rejoined", `document.getElementById('rejoined-notice')`)
+	// (docs/crypto.md, "Rejoining a group"), after waiting 10 seconds for
+	// a welcome that could add it.
+	waitPastBackoff(fresh, "the notice that the restored device rejoined", `document.getElementById('rejoined-notice')`)
 	if fresh.hasMessage("while alice was away") {
 		t.Fatal("the restored device opened what was sealed before it was in the chat's group")
 	}

@@ -20,8 +20,9 @@ const (
 	// message ids one receipt names at most.
 	receiptMaxIDs = 100
 	// receiptBodySize is a sealed delivery receipt's body: the 256-byte
-	// bucket of a short message and its sealing (docs/crypto.md).
-	receiptBodySize = 284
+	// bucket of a short message sealed in the chat's MLS group
+	// (docs/crypto.md, "Version 2: chats in MLS groups").
+	receiptBodySize = 256 + 222
 )
 
 // ackPolicy is stream.js's ACK policy for one device, without a clock of

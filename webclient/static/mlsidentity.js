@@ -93,6 +93,8 @@ export function parseIdentity(bytes) {
  * key are a device certified by its account's key: the key held here for
  * this account, the directory's for another (recorded as a contact's key
  * is, so that a changed key warns in the chat). Anything else is refused.
+ * It throws (code 'network') when the directory cannot be reached and no
+ * key of the account is held yet: nothing can be said then.
  * @param {Uint8Array} identity
  * @param {Uint8Array} signaturePublicKey
  * @returns {Promise<boolean>}
@@ -108,15 +110,21 @@ export async function checkMember(identity, signaturePublicKey) {
 async function accountKey(username) {
   const me = account.current();
   if (me && me.username === username) return me.publicKey;
+  let offline = null;
   try {
     await contacts.refreshKey(username);
   } catch (e) {
     // Offline, the key recorded is the one the chat uses; a deleted or
     // unknown account has none.
     if (e.code !== 'network') return null;
+    offline = e;
   }
   const ch = await store.getChat(username);
-  return ch && ch.publicKey ? ch.publicKey : null;
+  if (ch && ch.publicKey) return ch.publicKey;
+  // No key to check against yet: not a member refused, a check to make
+  // again (the caller fails, and what it read is read again later).
+  if (offline) throw offline;
+  return null;
 }
 
 // ---- this device's identity and key packages ----
