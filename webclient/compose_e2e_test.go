@@ -229,10 +229,6 @@ func cancelFromMenu(tb *tab, text string) {
 // and a cancel that raced the attempt says why it cannot.
 func TestWaitingMessages(t *testing.T) {
 	r, alice, bob := aliceAndBob(t, func(c *relay.Config) { c.RatePerMinute = 1 })
-	// At one envelope a minute, the commit and the welcome that make the
-	// chat's MLS group would take the first two minutes: what is tested
-	// here is the outbox's waits, the same in either format.
-	alice.mlsOff()
 	alice.openChat("bob")
 	bob.openChat("alice")
 	texts := []string{"w1", "w2", "w3", "w4"}
