@@ -23,12 +23,25 @@ import (
 // TestWaitingToDecryptIsKeptAndOpensLater fails bob's lookups of alice's
 // key while her first messages arrive. Today's naive client stored "Could
 // not decrypt" without the bytes and ACKed, losing the messages for good.
-// Here they are kept sealed and ACKed (the queue empties), shown as
-// waiting, not unread; once lookups work again the retry timer opens them,
-// in their order, each once, and they count as unread.
+// Here they are kept sealed and ACKed (the queue empties), not unread;
+// once lookups work again the retry timer opens them, in their order,
+// each once, and they count as unread. Sealed the old way (alice's client
+// of version 1), each message waits for her key and shows as waiting. In
+// their chat's MLS group, her key is needed to check the members of the
+// welcome that adds bob's device: the welcome is kept to join later, and
+// the messages with it, unseen until then.
 func TestWaitingToDecryptIsKeptAndOpensLater(t *testing.T) {
+	t.Run("version 1", func(t *testing.T) { waitingToDecrypt(t, false) })
+	t.Run("MLS", func(t *testing.T) { waitingToDecrypt(t, true) })
+}
+
+func waitingToDecrypt(t *testing.T, inGroup bool) {
 	r, alice, bob := aliceAndBob(t)
-	alice.mlsOff()
+	if !inGroup {
+		alice.mlsOff()
+	} else {
+		published(t, r, bob) // else the chat starts the old way
+	}
 
 	ctx, cancel := context.WithCancel(bob.ctx)
 	defer cancel()
@@ -58,35 +71,50 @@ func TestWaitingToDecryptIsKeptAndOpensLater(t *testing.T) {
 	alice.waitFor("both sent", `document.querySelectorAll('#messages .msg.out[data-status="sent"]').length === 2`)
 
 	aliceItem := `document.querySelector('#chat-list .chat-item[data-user="alice"]')`
-	bob.waitFor("alice's chat, waiting", `(() => { const c = `+aliceItem+`; return c && c.querySelector('.preview').textContent === 'Waiting to decrypt…'; })()`)
-	waitQueueEmpty(t, r) // ACKed: the bytes are safe in IndexedDB
-	if failed.Load() == 0 {
-		t.Fatal("no lookup of alice was failed: the test proves nothing")
-	}
-	kept := eval[int](bob, `import('/store.js').then(async (s) => (await s.waitingMessages()).filter((m) => m.body && m.text === null && m.from === 'alice' && m.fromDevice && m.seq).length)`)
-	if kept != 2 {
-		t.Fatalf("%d sealed records waiting, want 2", kept)
-	}
-	if eval[bool](bob, `!!`+aliceItem+`.querySelector('.unread')`) {
-		t.Fatal("a message nobody can read yet counts as unread")
-	}
-
-	// The chat shows them as waiting, with no button that cannot work;
-	// the lookup the chat makes fails too, and says so in place.
-	bob.openChat("alice")
-	bob.waitFor("the waiting bubbles", `document.querySelectorAll('#messages .msg.waiting').length === 2 && document.getElementById('chat-error').textContent.includes("Could not fetch alice's key")`)
-	if eval[bool](bob, `!!document.querySelector('#messages button')`) {
-		t.Fatal("a waiting message offers a button")
-	}
-	for _, w := range []int64{390, 1280} {
-		bob.do(chromedp.EmulateViewport(w, 800))
-		bob.screenshot("waiting-" + map[int64]string{390: "narrow", 1280: "wide"}[w])
-		if eval[bool](bob, `document.documentElement.scrollWidth > document.documentElement.clientWidth`) {
-			t.Fatalf("horizontal overflow at %d px", w)
+	if inGroup {
+		waitQueueEmpty(t, r) // ACKed: the welcome and the messages are safe in IndexedDB
+		if failed.Load() == 0 {
+			t.Fatal("no lookup of alice was failed: the test proves nothing")
 		}
+		kept := eval[int](bob, `import('/store.js').then(async (s) => { let n = 0; for (const k of await s.metaKeys('mlsParked:')) n += (await s.getMeta(k)).length; return n; })`)
+		welcomes := eval[int](bob, `import('/store.js').then(async (s) => ((await s.getMeta('mlsWelcomes:alice')) || []).length)`)
+		if kept != 2 || welcomes != 1 {
+			t.Fatalf("%d sealed messages and %d welcomes kept, want 2 and 1", kept, welcomes)
+		}
+		if eval[bool](bob, `!!`+aliceItem+` && !!`+aliceItem+`.querySelector('.unread')`) {
+			t.Fatal("a message nobody can read yet counts as unread")
+		}
+	} else {
+		bob.waitFor("alice's chat, waiting", `(() => { const c = `+aliceItem+`; return c && c.querySelector('.preview').textContent === 'Waiting to decrypt…'; })()`)
+		waitQueueEmpty(t, r) // ACKed: the bytes are safe in IndexedDB
+		if failed.Load() == 0 {
+			t.Fatal("no lookup of alice was failed: the test proves nothing")
+		}
+		kept := eval[int](bob, `import('/store.js').then(async (s) => (await s.waitingMessages()).filter((m) => m.body && m.text === null && m.from === 'alice' && m.fromDevice && m.seq).length)`)
+		if kept != 2 {
+			t.Fatalf("%d sealed records waiting, want 2", kept)
+		}
+		if eval[bool](bob, `!!`+aliceItem+`.querySelector('.unread')`) {
+			t.Fatal("a message nobody can read yet counts as unread")
+		}
+
+		// The chat shows them as waiting, with no button that cannot work;
+		// the lookup the chat makes fails too, and says so in place.
+		bob.openChat("alice")
+		bob.waitFor("the waiting bubbles", `document.querySelectorAll('#messages .msg.waiting').length === 2 && document.getElementById('chat-error').textContent.includes("Could not fetch alice's key")`)
+		if eval[bool](bob, `!!document.querySelector('#messages button')`) {
+			t.Fatal("a waiting message offers a button")
+		}
+		for _, w := range []int64{390, 1280} {
+			bob.do(chromedp.EmulateViewport(w, 800))
+			bob.screenshot("waiting-" + map[int64]string{390: "narrow", 1280: "wide"}[w])
+			if eval[bool](bob, `document.documentElement.scrollWidth > document.documentElement.clientWidth`) {
+				t.Fatalf("horizontal overflow at %d px", w)
+			}
+		}
+		eval[chromedp.Void](bob, `location.hash = '#/chats'`)
+		bob.waitFor("the chat list", aliceItem)
 	}
-	eval[chromedp.Void](bob, `location.hash = '#/chats'`)
-	bob.waitFor("the chat list", aliceItem)
 
 	// Lookups work again. Nothing is pressed: the timer opens them.
 	failing.Store(false)

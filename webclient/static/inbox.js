@@ -274,6 +274,7 @@ export function retryWaiting() {
 
 async function retryOnce() {
   if (!account.isLinked()) return;
+  const welcomesLeft = await retryWelcomes();
   const waiting = await store.waitingMessages();
   const results = [];
   for (const m of waiting) {
@@ -288,8 +289,37 @@ async function retryOnce() {
   }
   clearTimeout(retryTimer);
   retryTimer = null;
-  if (waiting.length === results.length) retryDelay = RETRY_FIRST;
+  if (waiting.length === results.length && !welcomesLeft) retryDelay = RETRY_FIRST;
   else scheduleRetry();
+}
+
+// retryWelcomes joins the groups of the welcomes kept because a member
+// could not be checked (mlschat.js), and opens what was kept in them,
+// one chat at a time, each chat's under its own lock and written in a
+// transaction of its own. It says whether some are kept still.
+async function retryWelcomes() {
+  if (!isOwner()) return false;
+  let left = false;
+  for (const chat of await mlschat.welcomeChats()) {
+    const b = new mlschat.Batch();
+    try {
+      await b.lock(chat);
+      const results = [];
+      for (const env of await b.takeWelcomes(chat)) {
+        await decrypt(env, b);
+        for (const p of b.takeUnparked()) results.push(await decrypt(p, b));
+      }
+      if ((await b.welcomesOf(chat)).length) left = true;
+      const { changed } = await store.storeBatch(results, null, null, account.me(), await b.writes());
+      b.release();
+      b.written();
+      if (changed.size) notify({ type: 'changed', chats: [...changed] });
+      if (results.length) flushReceipts();
+    } finally {
+      b.release();
+    }
+  }
+  return left;
 }
 
 // scheduleRetry sets the timer of the next retry, in the stream owner.
@@ -436,7 +466,7 @@ async function processLinked(batch, b) {
   if (noticed) notify({ type: 'purge' });
   if (receipts) flushReceipts();
   if (rotated) retryWaiting();
-  else if (results.some((r) => r.kind === 'message' && r.msg.waiting)) scheduleRetry();
+  else if (results.some((r) => r.kind === 'message' && r.msg.waiting) || b.keptWelcomes()) scheduleRetry();
   if (restart) {
     openStream();
     return;

@@ -20,7 +20,7 @@ import * as account from './account.js';
 import { checkMember, parseIdentity } from './mlsidentity.js';
 import * as api from './api.js';
 import { notify } from './election.js';
-import { mls, enabled, acquire, locked, groupKey, listKey, parkedKey, sendingGroup, membersOk, members, device, today } from './mlsgroups.js';
+import { mls, enabled, acquire, locked, groupKey, listKey, parkedKey, welcomesKey, sendingGroup, membersOk, members, device, today } from './mlsgroups.js';
 import { upkeep, rejoinLater } from './mlsmembers.js';
 
 export { enabled, groupsOf } from './mlsgroups.js';
@@ -146,6 +146,30 @@ export class Batch {
     this.parked = new Map();
     /** @type {any[]} parked envelopes to open, the group joined */
     this.unparked = [];
+    /** @type {Map<string, any[]>} chat -> welcomes kept to join later */
+    this.welcomes = new Map();
+  }
+
+  /** keptWelcomes says whether the batch kept a welcome to join later. */
+  keptWelcomes() {
+    return [...this.welcomes.values()].some((l) => l.length > 0);
+  }
+
+  /** @param {string} chat */
+  async welcomesOf(chat) {
+    if (!this.welcomes.has(chat)) this.welcomes.set(chat, (await store.getMeta(welcomesKey(chat))) || []);
+    return /** @type {any[]} */ (this.welcomes.get(chat));
+  }
+
+  /**
+   * takeWelcomes hands the chat's kept welcomes, to join again: one that
+   * still cannot be checked is kept again by join.
+   * @param {string} chat
+   */
+  async takeWelcomes(chat) {
+    const list = await this.welcomesOf(chat);
+    this.welcomes.set(chat, []);
+    return list;
   }
 
   /**
@@ -257,6 +281,10 @@ export class Batch {
       if (list.length) puts.push([parkedKey(gid), list]);
       else deletes.push(parkedKey(gid));
     }
+    for (const [chat, list] of this.welcomes) {
+      if (list.length) puts.push([welcomesKey(chat), list]);
+      else deletes.push(welcomesKey(chat));
+    }
     return { puts, deletes, dropKeyPackages: this.usedKeyPackages };
   }
 }
@@ -280,7 +308,7 @@ export async function open(env, body, b) {
   const chat = env.from === account.me() ? env.to : env.from;
   if (h.wireformat === 'mls_welcome') {
     await b.lock(chat);
-    await join(env, body, chat, b);
+    await join({ id: env.id, from: env.from, fromDevice: env.fromDevice, to: env.to, ts: env.ts, seq: env.seq, body: c.b64encode(body) }, body, chat, b);
     return { skip: true };
   }
   if ((h.wireformat !== 'mls_private_message' && h.wireformat !== 'mls_public_message') || !h.groupId) return { skip: true };
@@ -406,7 +434,7 @@ async function joinersLive(m, before, after) {
 /**
  * join joins a group from a welcome made for one of this device's key
  * packages, if its members are devices of the chat's two accounts.
- * @param {{id: string}} env
+ * @param {{id: string, from: string, fromDevice: string, to: string, ts?: number, seq?: number, body: string}} env the envelope, its body in base64
  * @param {Uint8Array} body
  * @param {string} chat
  * @param {Batch} b
@@ -420,6 +448,12 @@ async function join(env, body, chat, b) {
   try {
     group = await m.joinGroup(await device(), body, kept[i], checkMember);
   } catch (e) {
+    if (e && /** @type {any} */ (e).code === 'network') {
+      // A member could not be checked yet: kept, and joined later.
+      const list = await b.welcomesOf(chat);
+      if (!list.some((w) => w.id === env.id)) list.push(env);
+      return;
+    }
     console.warn('mlschat: a welcome did not open', e instanceof Error ? e.name : '');
     if (m.isRefusedMember(e)) b.refused.add(chat);
     return;
@@ -438,4 +472,12 @@ async function join(env, body, chat, b) {
   const list = await b.list(chat);
   b.lists.set(chat, [...new Set([...list, gid])].sort());
   await b.unpark(gid, Number(info.epoch));
+}
+
+/**
+ * welcomeChats are the chats with welcomes kept to join later.
+ * @returns {Promise<string[]>}
+ */
+export async function welcomeChats() {
+  return (await store.metaKeys('mlsWelcomes:')).map((k) => k.slice('mlsWelcomes:'.length));
 }

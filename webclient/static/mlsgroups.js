@@ -93,6 +93,10 @@ export const groupKey = (gid) => 'group:' + gid;
 // this device is not in (yet), kept sealed until it joins: those sealed
 // before its addition are dropped then, the others opened (mlschat.js).
 export const parkedKey = (gid) => 'mlsParked:' + gid;
+// meta 'mlsWelcomes:<chat>' [envelopes]: welcomes whose members could not
+// be checked yet (the directory did not answer, and no key of the other
+// account is held): joined when it answers (inbox.js retries them).
+export const welcomesKey = (chat) => 'mlsWelcomes:' + chat;
 export const listKey = (chat) => 'groupsOf:' + chat;
 const newKey = (chat) => 'groupNew:' + chat;
 const commitKey = (gid) => 'groupCommit:' + gid;

@@ -16,7 +16,7 @@ import * as election from './election.js';
 import { checkMember } from './mlsidentity.js';
 import * as store from './store.js';
 import * as c from './crypto.js';
-import { mls, locked, chatsWithGroups, sendingGroup, claim, commitChange, members, groupKey, today, rejoin, device } from './mlsgroups.js';
+import { mls, locked, chatsWithGroups, sendingGroup, claim, commitChange, members, groupKey, welcomesKey, today, rejoin, device } from './mlsgroups.js';
 
 // A look again soon after something was left to do (a new device with no
 // key package yet, a commit that lost its epoch or could not be sent),
@@ -161,6 +161,13 @@ async function rejoinAll() {
   for (const [gid, x] of [...behind]) {
     if (x.at > Date.now()) {
       next = Math.min(next, x.at - Date.now());
+      continue;
+    }
+    // A welcome of the chat waits to be joined (inbox.js retries it):
+    // joining from it opens what came, rejoining would not.
+    if (((await store.getMeta(welcomesKey(x.chat))) || []).length) {
+      behind.set(gid, { ...x, at: Date.now() + WELCOME_MS });
+      next = Math.min(next, WELCOME_MS);
       continue;
     }
     let out;

@@ -89,7 +89,8 @@ export async function storeBatch(results, cursor, notice, me, groups = { puts: [
   for (const k of groups.deletes) meta.delete(k);
   for (const [k, v] of groups.puts) meta.put({ k, v });
   await dropKeyPackages(meta, groups.dropKeyPackages);
-  meta.put({ k: 'cursor', v: cursor });
+  // null: not a batch of the stream (welcomes joined later, inbox.js).
+  if (cursor) meta.put({ k: 'cursor', v: cursor });
   let noticed = false;
   if (notice) {
     const seen = await req(meta.get('purge'));
