@@ -108,6 +108,10 @@ const noPeer = new Map();
 export async function device() {
   const id = await store.getMeta('mls');
   if (!id) throw new Error('this device has no MLS identity yet');
+  // Certified by a key this device no longer holds (replaced meanwhile):
+  // members would refuse it until it is certified anew (mlsidentity.js).
+  const held = account.current();
+  if (held && c.hex(id.accountKey) !== c.hex(held.publicKey)) throw new Error('this device is not certified by the account key held now yet');
   return { identity: id.identity, signaturePublicKey: id.signaturePublicKey, signaturePrivateKey: id.signaturePrivateKey };
 }
 

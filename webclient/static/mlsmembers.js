@@ -38,6 +38,11 @@ async function keepGroup(chat, linked) {
     const group = m.loadGroup(rec.state, checkMember);
     const info = m.groupInfo(group);
     const mineNow = await store.getMeta('mls');
+    // After a key replacement, this device commits nothing until its
+    // signature key is certified by the new key (mlsidentity.js): a commit
+    // carries its leaf, whose old certificate members now refuse.
+    const held = account.current();
+    if (!mineNow || !held || c.hex(mineNow.accountKey) !== c.hex(held.publicKey)) return true;
     const leaf = info.members[info.self];
     if (mineNow && leaf && c.hex(leaf) !== c.hex(mineNow.identity)) {
       // This device's certificate changed (the account key was replaced):
