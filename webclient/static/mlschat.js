@@ -156,9 +156,8 @@ export class Batch {
   }
 
   /** @param {string} chat */
-  async welcomesOf(chat) {
-    if (!this.welcomes.has(chat)) this.welcomes.set(chat, (await store.getMeta(welcomesKey(chat))) || []);
-    return /** @type {any[]} */ (this.welcomes.get(chat));
+  welcomesOf(chat) {
+    return keptList(this.welcomes, chat, welcomesKey);
   }
 
   /**
@@ -184,9 +183,8 @@ export class Batch {
   }
 
   /** @param {string} gid */
-  async parkedIn(gid) {
-    if (!this.parked.has(gid)) this.parked.set(gid, (await store.getMeta(parkedKey(gid))) || []);
-    return /** @type {any[]} */ (this.parked.get(gid));
+  parkedIn(gid) {
+    return keptList(this.parked, gid, parkedKey);
   }
 
   /**
@@ -277,16 +275,37 @@ export class Batch {
     for (const [chat, list] of this.speakers) puts.push([speakersKey(chat), list]);
     /** @type {string[]} */
     const deletes = [];
-    for (const [gid, list] of this.parked) {
-      if (list.length) puts.push([parkedKey(gid), list]);
-      else deletes.push(parkedKey(gid));
-    }
-    for (const [chat, list] of this.welcomes) {
-      if (list.length) puts.push([welcomesKey(chat), list]);
-      else deletes.push(welcomesKey(chat));
+    for (const [kept, key] of /** @type {const} */ ([[this.parked, parkedKey], [this.welcomes, welcomesKey]])) {
+      for (const [k, list] of kept) {
+        if (list.length) puts.push([key(k), list]);
+        else deletes.push(key(k));
+      }
     }
     return { puts, deletes, dropKeyPackages: this.usedKeyPackages };
   }
+}
+
+/**
+ * keptList is the list of envelopes kept under key(k) in meta, read once
+ * into map: the batch changes it there and writes() writes it back.
+ * @param {Map<string, any[]>} map
+ * @param {string} k
+ * @param {(k: string) => string} key
+ * @returns {Promise<any[]>}
+ */
+async function keptList(map, k, key) {
+  if (!map.has(k)) map.set(k, (await store.getMeta(key(k))) || []);
+  return /** @type {any[]} */ (map.get(k));
+}
+
+/**
+ * keptForm is an envelope as it is kept to be read later (a welcome, or
+ * a message of a group this device is not in yet): its body in base64.
+ * @param {{id: string, from: string, fromDevice: string, to: string, ts?: number, seq?: number}} env
+ * @param {Uint8Array} body
+ */
+function keptForm(env, body) {
+  return { id: env.id, from: env.from, fromDevice: env.fromDevice, to: env.to, ts: env.ts, seq: env.seq, body: c.b64encode(body) };
 }
 
 /**
@@ -308,7 +327,7 @@ export async function open(env, body, b) {
   const chat = env.from === account.me() ? env.to : env.from;
   if (h.wireformat === 'mls_welcome') {
     await b.lock(chat);
-    await join({ id: env.id, from: env.from, fromDevice: env.fromDevice, to: env.to, ts: env.ts, seq: env.seq, body: c.b64encode(body) }, body, chat, b);
+    await join(keptForm(env, body), body, chat, b);
     return { skip: true };
   }
   if ((h.wireformat !== 'mls_private_message' && h.wireformat !== 'mls_public_message') || !h.groupId) return { skip: true };
@@ -334,7 +353,7 @@ export async function open(env, body, b) {
     if (g || h.contentType !== 'application') return unreadable;
     // Not in the group: kept until the welcome that adds this device (or
     // its rejoin) says whether it was for it.
-    await b.park(gid, { id: env.id, from: env.from, fromDevice: env.fromDevice, to: env.to, ts: env.ts, seq: env.seq, body: c.b64encode(body) });
+    await b.park(gid, keptForm(env, body));
     return { skip: true };
   }
   // Sealed before this device was added: not for it (docs/crypto.md,
