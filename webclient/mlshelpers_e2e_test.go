@@ -31,8 +31,11 @@ func (tb *tab) mlsOff() {
 // sent is an envelope a client sent, as the relay received it.
 type sent struct {
 	ID, To, Kind string
-	Body         []byte
-	Device       string
+	// ToList is the recipients of an envelope to several accounts (a
+	// group chat's), whose To is empty.
+	ToList []string
+	Body   []byte
+	Device string
 }
 
 // sentLog keeps every envelope that reaches POST /api/messages, and the
@@ -73,14 +76,21 @@ func (l *sentLog) wrap(h http.Handler) http.Handler {
 		}
 		raw, _ := io.ReadAll(req.Body)
 		req.Body = io.NopCloser(bytes.NewReader(raw))
-		var in struct{ ID, To, Kind, Body string }
+		var in struct {
+			ID, Kind, Body string
+			To             json.RawMessage
+		}
 		if json.Unmarshal(raw, &in) != nil {
 			h.ServeHTTP(w, req)
 			return
 		}
 		body, _ := base64.StdEncoding.DecodeString(in.Body)
+		one := sent{ID: in.ID, Kind: in.Kind, Body: body, Device: req.Header.Get("X-Device")}
+		if json.Unmarshal(in.To, &one.To) != nil {
+			_ = json.Unmarshal(in.To, &one.ToList)
+		}
 		l.mu.Lock()
-		l.all = append(l.all, sent{ID: in.ID, To: in.To, Kind: in.Kind, Body: body, Device: req.Header.Get("X-Device")})
+		l.all = append(l.all, one)
 		var wait chan struct{}
 		if in.Kind == "commit" && l.held < l.hold {
 			l.held++

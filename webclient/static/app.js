@@ -15,6 +15,8 @@ import { ui, show, createKeyHash } from './ui.js';
 import { authScreen, waitingScreen, otherLinked } from './screen-auth.js';
 import { chatsScreen, renderTitle } from './screen-chats.js';
 import { chatScreen } from './screen-chat.js';
+import { newGroupScreen } from './screen-group.js';
+import { isGroup } from './groupmeta.js';
 import { renderComposer } from './screen-composer.js';
 import { devicesScreen, devicesChanged } from './screen-devices.js';
 import { settingsScreen } from './screen-settings.js';
@@ -79,7 +81,7 @@ async function renderPurge() {
 // navigation (aria-current) which screen is shown.
 function markScreen(name) {
   document.body.dataset.screen = name;
-  const at = { chats: 'nav-chats', chat: 'nav-chats', devices: 'nav-devices', settings: 'nav-settings' }[name];
+  const at = { chats: 'nav-chats', chat: 'nav-chats', 'new-group': 'nav-chats', devices: 'nav-devices', settings: 'nav-settings' }[name];
   for (const a of nav.querySelectorAll('a')) {
     if (a.id === at) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
@@ -107,7 +109,8 @@ async function route() {
     ui.linkedNotice = ui.linkedNotice || { how: 'approved' };
   }
   const h = location.hash || '#/chats';
-  const m = h.match(/^#\/chat\/([a-z0-9_]{3,32})$/);
+  // A chat is a username's, or a group chat's ('g:' and its group's id).
+  const m = h.match(/^#\/chat\/([a-z0-9_]{3,32}|g:[0-9a-f]{64})$/);
   // Leaving a chat: what it shows now was seen, measured before the next
   // screen changes the page.
   if (ui.chat && (!m || m[1] !== ui.chat.username)) ui.chat.seen.flush();
@@ -119,6 +122,7 @@ async function route() {
     if (opening) {
       ui.chatStop = null; // the list's Tab stop goes to the chat opened
       await chatScreen(m[1], true);
+      if (isGroup(m[1])) return; // no one key to fetch: each member's is the info panel's
       const res = await sync.openChat(m[1]);
       if (!res.error || ui.current.name !== 'chat' || ui.current.arg !== m[1]) return;
       const slot = document.getElementById('chat-error');
@@ -132,6 +136,11 @@ async function route() {
     return chatScreen(m[1], false);
   }
   ui.openChat = null;
+  if (h === '#/new-group') {
+    ui.current = { name: 'new-group' };
+    markScreen('new-group');
+    return newGroupScreen();
+  }
   if (h === '#/devices') {
     ui.current = { name: 'devices' };
     markScreen('devices');

@@ -16,6 +16,8 @@ import { refreshKey } from './contacts.js';
 import { parseRecord } from './records.js';
 import { flushReceipts } from './receipts.js';
 import * as mlschat from './mlschat.js';
+import { isGroup, changeText } from './groupmeta.js';
+import * as groupchat from './groupchat.js';
 import { onBatch, isCurrent, currentSource, opened, setConn, openStream, ackWritten } from './stream.js';
 
 // Messages waiting to decrypt are tried again after this, doubling up to
@@ -131,7 +133,10 @@ async function decrypt(env, b = null) {
   const base = { id: env.id, chat, from: env.from, fromDevice: env.fromDevice, to: env.to, dir, ts: env.ts, sort: env.ts, seq: env.seq, status: dir === 'out' ? 'sent' : 'received' };
   const o = b ? await mlschat.open(env, body, b) : null;
   if (o) {
-    if ('record' in o) return interpret(o.record, base, self);
+    // A group chat's envelope is its group's chat, whatever its `to`.
+    if ('chat' in o) base.chat = o.chat;
+    if ('event' in o) return { kind: 'message', msg: { ...base, dir: o.event.by === me.username ? 'out' : 'in', status: 'sent', text: null, event: o.event, line: changeText(o.event, me.username), title: o.title } };
+    if ('record' in o) return interpret(o.record, base, self && !isGroup(o.chat));
     if ('skip' in o) return { kind: 'skip' };
     return { kind: 'message', msg: { ...base, text: null, body: env.body, undecryptable: true } };
   }
@@ -171,6 +176,8 @@ function interpret(record, base, self) {
       // the other person) is not for this device.
       if (r.type === 'receipt' && base.dir === 'out') return { kind: 'skip' };
       return { kind: 'record', rec: r, key: { sort: base.sort, id: base.id }, author: base.from, chat: base.chat };
+    case 'leave':
+      return isGroup(base.chat) ? { kind: 'leave', chat: base.chat, from: base.from } : { kind: 'skip' };
     case 'unknown':
       return { kind: 'message', msg: { ...base, text: null, unknown: true, record: JSON.stringify(record) } };
     default:
@@ -459,6 +466,8 @@ async function processLinked(batch, b) {
     noticed = noticed || kept;
   }
   logForged(forged);
+  // A member of a group chat asked to leave: its removal is committed.
+  for (const r of results) if (r.kind === 'leave') groupchat.onLeave(r.chat, r.from);
   // Strictly after the transaction completed, and only for the stream
   // still open: a replaced or stopped one replays what it did not ACK.
   if (ackTo > 0 && isCurrent(src)) ackWritten(ackTo, epoch);

@@ -48,7 +48,7 @@ import {
 // key package's reference, which a welcome names its new members by.
 import { decryptSenderData } from './vendor/ts-mls@1.6.4/dist/src/privateMessage.js';
 import { makeKeyPackageRef } from './vendor/ts-mls@1.6.4/dist/src/keyPackage.js';
-import { LAST_RESORT, decode, decodeKeyPackage, hex } from './mlswire.js';
+import { LAST_RESORT, decode, decodeKeyPackage, hex, joinBytes, splitSecret } from './mlswire.js';
 
 export { isLastResort, keyPackageMember, readHeader } from './mlswire.js';
 
@@ -76,6 +76,26 @@ const RETENTION = { retainKeysForGenerations: 64, retainKeysForEpochs: 8, maximu
 // NO_PADDING: the chats pad each record to the buckets of docs/crypto.md
 // before it is encrypted, so MLS adds none of its own.
 const NO_PADDING = /** @type {const} */ ({ kind: 'alwaysPad', paddingLength: 0 });
+
+// GROUP_EXTENSION is the GroupContext extension of a group chat (a type
+// of the private range of RFC 9420, section 17.3): its name, admins and
+// creator, as bytes the chats encode (groupchat.js). Being in the group's
+// context, it changes only by a commit, which the relay orders, and it
+// reaches a new member inside the welcome, encrypted: every member holds
+// the same at each epoch. A one-to-one chat's group has none. A device
+// joins such a group only from a key package that lists the type among
+// its capabilities, which this client's packages do (KEY_PACKAGE_VERSION).
+export const GROUP_EXTENSION = 0xf2a7;
+// KEY_PACKAGE_VERSION counts changes to what this client's key packages
+// say: 2 lists GROUP_EXTENSION. A device whose published packages are of
+// an older version publishes a new last-resort one (mlsidentity.js).
+export const KEY_PACKAGE_VERSION = 2;
+
+/** capabilities are the library's defaults and the group chats' extension. */
+function capabilities() {
+  const caps = defaultCapabilities();
+  return { ...caps, extensions: [...caps.extensions, GROUP_EXTENSION] };
+}
 
 /**
  * Validate says whether a member's credential and signature key are to be
@@ -143,7 +163,7 @@ export async function makeKeyPackages(device, count, lastResort = false) {
   const out = [];
   for (let i = 0; i < (lastResort ? 1 : count); i++) {
     const { publicPackage, privatePackage } = await generateKeyPackageWithKey(
-      { credentialType: 'basic', identity: device.identity }, defaultCapabilities(), defaultLifetime, ext,
+      { credentialType: 'basic', identity: device.identity }, capabilities(), defaultLifetime, ext,
       { signKey: device.signaturePrivateKey, publicKey: device.signaturePublicKey }, cs);
     out.push({
       keyPackage: encodeMlsMessage({ version: 'mls10', wireformat: 'mls_key_package', keyPackage: publicPackage }),
@@ -154,18 +174,57 @@ export async function makeKeyPackages(device, count, lastResort = false) {
 }
 
 /**
- * createGroup makes a group of one, this device, named groupId.
+ * createGroup makes a group of one, this device, named groupId; with
+ * meta, a group chat's group whose GROUP_EXTENSION holds it.
  * @param {Device} device
  * @param {Uint8Array} groupId
  * @param {Validate} validate
+ * @param {Uint8Array | null} [meta]
  * @returns {Promise<Group>}
  */
-export async function createGroup(device, groupId, validate) {
+export async function createGroup(device, groupId, validate, meta = null) {
   const cfg = config(validate);
   const [bundle] = await makeKeyPackages(device, 1);
   const { initPrivateKey, hpkePrivateKey } = splitSecret(bundle.secret);
   return libCreateGroup(groupId, decodeKeyPackage(bundle.keyPackage),
-    { initPrivateKey, hpkePrivateKey, signaturePrivateKey: device.signaturePrivateKey }, [], await impl(), cfg);
+    { initPrivateKey, hpkePrivateKey, signaturePrivateKey: device.signaturePrivateKey }, metaExtensions(meta), await impl(), cfg);
+}
+
+/**
+ * @param {Uint8Array | null} meta
+ */
+function metaExtensions(meta) {
+  return meta ? [{ extensionType: GROUP_EXTENSION, extensionData: meta }] : [];
+}
+
+/**
+ * groupMeta is the bytes of the group's GROUP_EXTENSION, or null when it
+ * has none (a one-to-one chat's group).
+ * @param {Group} group
+ * @returns {Uint8Array | null}
+ */
+export function groupMeta(group) {
+  const e = group.groupContext.extensions.find((x) => x.extensionType === GROUP_EXTENSION);
+  return e ? e.extensionData : null;
+}
+
+/**
+ * isRemoved says whether this member was removed from the group by the
+ * last commit it applied: the group opens and seals nothing more.
+ * @param {Group} group
+ */
+export function isRemoved(group) {
+  return group.groupActiveState.kind === 'removedFromGroup';
+}
+
+/**
+ * keyPackageHasGroups says whether a key package (an MLSMessage) lists
+ * GROUP_EXTENSION among its capabilities: a device can join a group
+ * chat's group only from one that does.
+ * @param {Uint8Array} kp
+ */
+export function keyPackageHasGroups(kp) {
+  return decodeKeyPackage(kp).leafNode.capabilities.extensions.includes(GROUP_EXTENSION);
 }
 
 /**
@@ -190,13 +249,23 @@ export async function addMembers(group, keyPackages) {
  * @param {Group} group
  * @param {Uint8Array[]} keyPackages
  * @param {number[]} removeLeaves
+ * @param {Uint8Array | null} [meta] a group chat's new GROUP_EXTENSION, committed with the rest
  * @returns {Promise<{group: Group, commit: Uint8Array, welcome: Uint8Array | null}>}
  */
-export async function changeMembers(group, keyPackages, removeLeaves) {
+export async function changeMembers(group, keyPackages, removeLeaves, meta = null) {
+  /** @type {any[]} */
   const proposals = [
     ...removeLeaves.map((removed) => ({ proposalType: /** @type {const} */ ('remove'), remove: { removed } })),
     ...keyPackages.map((kp) => ({ proposalType: /** @type {const} */ ('add'), add: { keyPackage: decodeKeyPackage(kp) } })),
   ];
+  // A commit of ts-mls 1.6.4 that removes members and changes the group's
+  // context does not open at the other members (TestGroupMembership): a
+  // group chat's record changes in a commit of its own.
+  if (meta && removeLeaves.length) throw new Error('mls: a group\u2019s record changes in a commit without removals');
+  if (meta) {
+    const others = group.groupContext.extensions.filter((x) => x.extensionType !== GROUP_EXTENSION);
+    proposals.push({ proposalType: 'group_context_extensions', groupContextExtensions: { extensions: [...others, ...metaExtensions(meta)] } });
+  }
   const r = await createCommit({ state: group, cipherSuite: await impl() }, { extraProposals: proposals, ratchetTreeExtension: true });
   return {
     group: r.newState,
@@ -306,9 +375,10 @@ export async function encrypt(group, plaintext, authenticatedData = new Uint8Arr
 /**
  * A message opened: an application message gives its plaintext, the
  * identity of the member that sent it and the data it authenticated; a
- * commit (or proposal) the group it leads to.
+ * commit (or proposal) the group it leads to, and the identity of the
+ * member that made it (null for an external join, sent in the clear).
  * @typedef {{group: Group, kind: 'application', plaintext: Uint8Array, sender: Uint8Array | null, authenticatedData: Uint8Array}
- *   | {group: Group, kind: 'commit' | 'proposal', plaintext: null, sender: null, authenticatedData: Uint8Array}} Received
+ *   | {group: Group, kind: 'commit' | 'proposal', plaintext: null, sender: Uint8Array | null, authenticatedData: Uint8Array}} Received
  */
 
 /**
@@ -332,12 +402,12 @@ export async function receive(group, message) {
   const cs = await impl();
   // The sender, from the sender data of the epoch the message names,
   // before the library opens it with the same.
-  const sender = pm.contentType === 'application' ? await senderOf(group, pm, cs) : null;
+  const sender = await senderOf(group, pm, cs);
   const r = await processPrivateMessage(group, pm, emptyPskIndex, cs);
   if (r.kind === 'applicationMessage') {
     return { group: r.newState, kind: 'application', plaintext: r.message, sender, authenticatedData: pm.authenticatedData };
   }
-  return { group: r.newState, kind: pm.contentType === 'commit' ? 'commit' : 'proposal', plaintext: null, sender: null, authenticatedData: pm.authenticatedData };
+  return { group: r.newState, kind: pm.contentType === 'commit' ? 'commit' : 'proposal', plaintext: null, sender, authenticatedData: pm.authenticatedData };
 }
 
 /**
@@ -415,22 +485,4 @@ export function groupInfo(group) {
     members.push(cred && cred.credentialType === 'basic' ? cred.identity : null);
   }
   return { groupId: group.groupContext.groupId, epoch: group.groupContext.epoch, members, self: Number(group.privatePath.leafIndex) };
-}
-
-// ---- bytes ----
-
-// A key package's secret is its two HPKE private keys, each after its
-// length in one byte (32 for P-256).
-
-/** @param {Uint8Array[]} parts the init and the HPKE private keys */
-function joinBytes([init, hpke]) {
-  if (init.length > 255 || hpke.length > 255) throw new Error('mls: a private key too long');
-  return Uint8Array.of(init.length, ...init, hpke.length, ...hpke);
-}
-
-/** @param {Uint8Array} secret */
-function splitSecret(secret) {
-  const n = secret[0];
-  if (secret.length < 2 + n || secret.length !== 2 + n + secret[1 + n]) throw new Error('mls: not a key package secret');
-  return { initPrivateKey: secret.slice(1, 1 + n), hpkePrivateKey: secret.slice(2 + n) };
 }

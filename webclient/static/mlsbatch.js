@@ -9,7 +9,7 @@ import * as store from './store.js';
 import * as c from './crypto.js';
 import { checkMember } from './mlsidentity.js';
 import { notify } from './election.js';
-import { mls, acquire, groupKey, listKey, parkedKey, welcomesKey } from './mlsgroups.js';
+import { mls, acquire, groupKey, listKey, parkedKey, welcomesKey, describe } from './mlsgroups.js';
 import { rejoinLater } from './mlsmembers.js';
 
 // meta 'mlsSpeakers:<chat>' [device ids]: the devices seen sending in the
@@ -177,7 +177,7 @@ export class Batch {
     const puts = [];
     for (const gid of this.dirty) {
       const g = this.groups.get(gid);
-      if (g) puts.push([groupKey(gid), { ...g.rec, state: m.saveGroup(g.group), epoch: Number(m.groupInfo(g.group).epoch) }]);
+      if (g) puts.push([groupKey(gid), { ...g.rec, state: m.saveGroup(g.group), epoch: Number(m.groupInfo(g.group).epoch), ...describe(m, g.group) }]);
     }
     for (const [chat, list] of this.lists) puts.push([listKey(chat), list]);
     for (const [chat, list] of this.speakers) puts.push([speakersKey(chat), list]);

@@ -19,7 +19,8 @@ import * as c from './crypto.js';
 import * as account from './account.js';
 import { checkMember, parseIdentity } from './mlsidentity.js';
 import * as api from './api.js';
-import { mls, enabled, locked, groupKey, listKey, sendingGroup, membersOk, members, device, today } from './mlsgroups.js';
+import { mls, enabled, locked, groupKey, listKey, sendingGroup, membersOk, members, accountsOf, recipients, device, today } from './mlsgroups.js';
+import { isGroup, chatOfGroup, parseMeta, changeOf } from './groupmeta.js';
 import { upkeep } from './mlsmembers.js';
 import { replays, keptForm, speakersKey } from './mlsbatch.js';
 
@@ -63,22 +64,26 @@ export function looksMLS(body) {
  * @param {string} chat
  * @param {string} id
  * @param {string} record
- * @param {(body: Uint8Array, metas: [string, any][]) => Promise<void>} write
+ * @param {(body: Uint8Array, metas: [string, any][], to: string | string[]) => Promise<void>} write the body, the group's next state, and whom the envelope goes to
  * @returns {Promise<boolean>}
  */
 export async function seal(chat, id, record, write) {
-  if (!enabled() && !(await store.getMeta(listKey(chat)))) return false;
+  if (!enabled() && !isGroup(chat) && !(await store.getMeta(listKey(chat)))) return false;
   const m = await mls();
   let due = false;
   const sealed = await locked(chat, async () => {
     const rec = await sendingGroup(chat);
-    if (!rec) return false;
+    if (!rec) {
+      if (isGroup(chat)) throw new Error('this device is not in this group');
+      return false;
+    }
+    if (rec.removed) throw new Error('you are no longer a member of this group');
     const group = m.loadGroup(rec.state, checkMember);
     const r = await m.encrypt(group, c.pad(te.encode(record), c.MLS_BUCKETS), authData(id, account.me(), chat));
     // The first send of a day in the group makes the update of this
     // device's leaf due, which the upkeep commits next.
     due = rec.updated !== today();
-    await write(r.message, [[groupKey(rec.gid), { ...rec, state: m.saveGroup(r.group), due: rec.due || due }]]);
+    await write(r.message, [[groupKey(rec.gid), { ...rec, state: m.saveGroup(r.group), due: rec.due || due }]], recipients(chat, [m.groupInfo(group)]));
     return true;
   });
   if (sealed && due) upkeep();
@@ -110,22 +115,24 @@ export async function sealNow(chat, id, record) {
  * null when it is not one (the caller reads it as version 1); otherwise
  * {record} for an application message that opened, {skip} for what
  * changes a group or is not for this device, or {undecryptable} for a
- * message of a group this device cannot open (kept sealed by the caller).
+ * message of a group this device cannot open (kept sealed by the caller);
+ * {event} for a change of a group chat (a line in it). A record or an
+ * event names its chat: a group chat's is its group's.
  * @param {{id: string, from: string, fromDevice: string, to: string, ts?: number, seq?: number}} env
  * @param {Uint8Array} body
  * @param {import('./mlsbatch.js').Batch} b
- * @returns {Promise<null | {record: any} | {skip: true} | {undecryptable: true}>}
+ * @returns {Promise<null | {record: any, chat: string} | {event: import('./groupmeta.js').Change, chat: string, title?: string} | {skip: true} | {undecryptable: true}>}
  */
 export async function open(env, body, b) {
   if (!looksMLS(body)) return null;
   const m = await mls();
   const h = m.readHeader(body);
   if (!h) return null;
-  const chat = env.from === account.me() ? env.to : env.from;
+  const pairChat = env.from === account.me() ? env.to : env.from;
   if (h.wireformat === 'mls_welcome') {
-    await b.lock(chat);
-    await join(keptForm(env, body), body, chat, b);
-    return { skip: true };
+    await b.lock(pairChat);
+    const joined = await join(keptForm(env, body), body, pairChat, b);
+    return joined && joined.change ? { event: joined.change, chat: joined.chat, title: joined.title } : { skip: true };
   }
   if ((h.wireformat !== 'mls_private_message' && h.wireformat !== 'mls_public_message') || !h.groupId) return { skip: true };
   // Known by its id: a replay, recognised before anything is decrypted
@@ -134,12 +141,19 @@ export async function open(env, body, b) {
     replays.byId++;
     return { skip: true };
   }
-  await b.lock(chat);
   const gid = c.hex(h.groupId);
+  // A group chat's envelopes are its group's, whoever sent them; a
+  // one-to-one chat's group is the two accounts'. The chat of a group
+  // never changes, so it is read before the lock.
+  const known = b.groups.has(gid) ? b.groups.get(gid).rec : await store.getMeta(groupKey(gid));
+  const chat = known && isGroup(known.chat) ? known.chat : pairChat;
+  await b.lock(chat);
   const g = await b.group(gid);
   /** @type {{undecryptable: true} | {skip: true}} */
   const unreadable = h.contentType === 'application' ? { undecryptable: true } : { skip: true };
   if (g && g.rec.chat !== chat) return unreadable;
+  // Removed from a group chat: what comes after is not for this device.
+  if (g && g.rec.removed) return { skip: true };
   // A group this device is not in (a message that came before the
   // welcome that adds it, or a device restored from the recovery key), or
   // one it fell behind (a commit it missed): it rejoins from the
@@ -175,20 +189,13 @@ export async function open(env, body, b) {
     if (m.isRefusedMember(e)) b.refused.add(chat);
     return h.contentType === 'application' ? { undecryptable: true } : { skip: true };
   }
-  if (r.kind !== 'application') {
-    if (!membersOk(m.groupInfo(r.group), chat) || !(await joinersLive(m, g.group, r.group))) {
-      console.warn('mlschat: a commit brought a member of another account or a device the relay does not list; the group is left as it was');
-      b.refused.add(chat);
-      return { skip: true };
-    }
-    b.groups.set(gid, { rec: g.rec, group: r.group });
-    b.dirty.add(gid);
-    return { skip: true };
-  }
+  if (r.kind !== 'application') return applyCommit(m, h, r, g, chat, b);
   b.groups.set(gid, { rec: g.rec, group: r.group });
   b.dirty.add(gid);
   const sender = r.sender && parseIdentity(r.sender);
-  if (!sender || sender.username !== env.from || sender.deviceId !== env.fromDevice || c.hex(r.authenticatedData) !== c.hex(authData(env.id, env.from, env.to))) {
+  // A group chat's envelope is sealed to the chat, whatever `to` each of
+  // its copies shows (docs/protocol.md).
+  if (!sender || sender.username !== env.from || sender.deviceId !== env.fromDevice || c.hex(r.authenticatedData) !== c.hex(authData(env.id, env.from, isGroup(chat) ? chat : env.to))) {
     console.warn('mlschat: a message whose envelope does not match its sender was kept unread');
     return { undecryptable: true };
   }
@@ -200,7 +207,45 @@ export async function open(env, body, b) {
   }
   b.ids.add(env.id);
   await b.speaker(chat, env.fromDevice);
-  return { record };
+  return { record, chat };
+}
+
+/**
+ * applyCommit takes a commit the group opened, within batch b, unless it
+ * brings a member the chat does not allow: for a group chat, it says
+ * what changed, as a line in the chat.
+ * @param {typeof import('./mls.js')} m
+ * @param {{wireformat: string}} h the commit's header
+ * @param {import('./mls.js').Received} r
+ * @param {{rec: any, group: any}} g the group before it
+ * @param {string} chat
+ * @param {import('./mlsbatch.js').Batch} b
+ * @returns {Promise<{skip: true} | {event: import('./groupmeta.js').Change, chat: string, title?: string}>}
+ */
+async function applyCommit(m, h, r, g, chat, b) {
+  const group = isGroup(chat);
+  const removed = group && m.isRemoved(r.group);
+  const before = accountsOf(m.groupInfo(g.group));
+  const after = removed ? before.filter((a) => a !== account.me()) : accountsOf(m.groupInfo(r.group));
+  // A group chat has no GroupInfo on the relay (mlsgroups.js): an
+  // external commit can only be a device of a member account coming back
+  // (its certificate renewed); one that brings another account is
+  // refused.
+  const outsider = group && h.wireformat === 'mls_public_message' && after.some((a) => !before.includes(a));
+  if (outsider || (!removed && (!membersOk(m.groupInfo(r.group), chat) || !(await joinersLive(m, g.group, r.group))))) {
+    console.warn('mlschat: a commit brought a member of another account or a device the relay does not list; the group is left as it was');
+    b.refused.add(chat);
+    return { skip: true };
+  }
+  b.groups.set(c.hex(m.groupInfo(g.group).groupId), { rec: removed ? { ...g.rec, removed: true } : g.rec, group: r.group });
+  b.dirty.add(c.hex(m.groupInfo(g.group).groupId));
+  if (!group) return { skip: true };
+  const by = r.sender && parseIdentity(r.sender);
+  const metaAfter = parseMeta(m.groupMeta(removed ? g.group : r.group));
+  const change = by && changeOf(by.username, { accounts: before, meta: parseMeta(m.groupMeta(g.group)) }, { accounts: after, meta: metaAfter });
+  // Removed after asking to leave: the line says so.
+  if (change && removed && g.rec.leaving) change.left = [account.me()];
+  return change ? { event: change, chat, title: metaAfter ? metaAfter.name : undefined } : { skip: true };
 }
 
 /**
@@ -249,13 +294,17 @@ async function joinersLive(m, before, after) {
 
 /**
  * join joins a group from a welcome made for one of this device's key
- * packages, if its members are devices of the chat's two accounts.
+ * packages, if its members are devices of the chat's two accounts, or,
+ * for a group chat (its group carries a record), devices of accounts
+ * this one among them; for a group chat, it says the chat and its line.
  * @param {{id: string, from: string, fromDevice: string, to: string, ts?: number, seq?: number, body: string}} env the envelope, its body in base64
  * @param {Uint8Array} body
  * @param {string} chat
  * @param {import('./mlsbatch.js').Batch} b
+ * @returns {Promise<{chat: string, change: import('./groupmeta.js').Change | null, title?: string} | undefined>}
  */
 async function join(env, body, chat, b) {
+  const pairChat = chat;
   const m = await mls();
   const kept = ((await store.getMeta('keyPackages')) || []).filter((k) => !b.usedKeyPackages.includes(c.b64encode(k.keyPackage)));
   const i = await m.welcomeFor(body, kept.map((k) => k.keyPackage));
@@ -276,9 +325,15 @@ async function join(env, body, chat, b) {
   }
   const info = m.groupInfo(group);
   const gid = c.hex(info.groupId);
+  // A group chat's group carries its record: the chat is the group's.
+  const bytes = m.groupMeta(group);
+  if (bytes) {
+    chat = chatOfGroup(gid);
+    await b.lock(chat);
+  }
   if (!membersOk(info, chat)) {
     console.warn('mlschat: a welcome to a group with devices of another account was refused');
-    b.refused.add(chat);
+    b.refused.add(pairChat);
     return;
   }
   if (!m.isLastResort(kept[i].keyPackage)) b.usedKeyPackages.push(c.b64encode(kept[i].keyPackage));
@@ -288,6 +343,27 @@ async function join(env, body, chat, b) {
   const list = await b.list(chat);
   b.lists.set(chat, [...new Set([...list, gid])].sort());
   await b.unpark(gid, Number(info.epoch));
+  if (!bytes) return;
+  const meta = parseMeta(bytes);
+  return { chat, change: joinedChange(env.from, Number(info.epoch), meta, accountsOf(info)), title: meta ? meta.name : undefined };
+}
+
+/**
+ * joinedChange is the line of a welcome to a group chat: the group made
+ * (its first epoch), or this account added to it; none for a device of
+ * this account added to a group the account was in.
+ * @param {string} by who sent the welcome
+ * @param {number} epoch the epoch it joined at
+ * @param {import('./groupmeta.js').Meta | null} meta
+ * @param {string[]} accounts
+ * @returns {import('./groupmeta.js').Change | null}
+ */
+function joinedChange(by, epoch, meta, accounts) {
+  const created = epoch === 1 && !!meta && meta.creator === by;
+  const base = { by, removed: [], admins: [], unadmins: [], joined: true };
+  if (created) return { ...base, created: true, added: accounts, name: meta.name };
+  if (by === account.me()) return null;
+  return { ...base, added: [account.me()] };
 }
 
 /**

@@ -12,40 +12,19 @@ import * as store from './store.js';
 import * as api from './api.js';
 import * as c from './crypto.js';
 import * as account from './account.js';
-import { checkMember, parseIdentity } from './mlsidentity.js';
+import { checkMember } from './mlsidentity.js';
 import { ulid } from './ulid.js';
+import { isGroup, parseMeta, changeOf, changeText } from './groupmeta.js';
+import { notify } from './election.js';
+import { mls, today, members, accountsOf, membersOk, recipients, claim, describe } from './mlsbase.js';
+
+export { mls, enabled, today, members, accountsOf, membersOk, recipients, claim, describe } from './mlsbase.js';
 
 const LOCK = 'relay-mls';
 // NO_PEER_MS: a chat whose other account has no device with key packages
 // (a client from before MLS) stays sealed the old way; it asks again after
 // this long.
 const NO_PEER_MS = 5 * 60 * 1000;
-
-/** @type {Promise<typeof import('./mls.js')> | null} */
-let lib = null;
-/** mls is the library's door, loaded when first needed. */
-export function mls() {
-  lib ??= import('./mls.js');
-  return lib;
-}
-
-/**
- * enabled says whether this client makes MLS groups for chats that have
- * none: on, unless 'relay.mls' = 'off' in localStorage (a switch kept for
- * tests of the old format and as a way back while version 2 is new).
- */
-export function enabled() {
-  try {
-    return localStorage.getItem('relay.mls') !== 'off';
-  } catch {
-    return true;
-  }
-}
-
-/** today is the day (UTC) a group's daily update is counted in. */
-export function today() {
-  return new Date().toISOString().slice(0, 10);
-}
 
 // ---- the lock ----
 
@@ -116,58 +95,6 @@ export async function device() {
 }
 
 /**
- * members are a group's members by leaf: {leaf, username, deviceId}; a
- * credential that does not parse is {leaf, username: null}.
- * @param {{members: (Uint8Array | null)[]}} info
- */
-export function members(info) {
-  const out = [];
-  info.members.forEach((m, leaf) => {
-    if (!m) return;
-    const id = parseIdentity(m);
-    out.push({ leaf, username: id ? id.username : null, deviceId: id ? id.deviceId : null });
-  });
-  return out;
-}
-
-/**
- * membersOk says whether every member of a group is a device of one of the
- * chat's accounts, and both are there.
- * @param {{members: (Uint8Array | null)[]}} info
- * @param {string} chat
- */
-export function membersOk(info, chat) {
-  const names = new Set(members(info).map((m) => m.username));
-  const want = new Set([account.me(), chat]);
-  return names.size === want.size && [...names].every((n) => want.has(n));
-}
-
-/**
- * claim claims one key package of each device of username (but this one)
- * and keeps those whose credential names that device and checks, as
- * {device, keyPackage}; devices without a package are left out.
- * @param {string} username
- */
-export async function claim(username) {
-  const m = await mls();
-  const got = await api.claimKeyPackages(username);
-  const out = [];
-  for (const d of got.devices) {
-    if (!d.keyPackage) continue;
-    try {
-      const kp = c.b64decode(d.keyPackage);
-      const who = m.keyPackageMember(kp);
-      const id = who.identity && parseIdentity(who.identity);
-      if (id && id.username === username && id.deviceId === d.device && (await checkMember(who.identity, who.signaturePublicKey))) out.push({ device: d.device, keyPackage: kp });
-      else console.warn('mlsgroups: a key package that does not check was left out');
-    } catch {
-      console.warn('mlsgroups: a key package that does not parse was left out');
-    }
-  }
-  return out;
-}
-
-/**
  * chatsWithGroups are the chats this device has a group with.
  * @returns {Promise<string[]>}
  */
@@ -212,16 +139,48 @@ async function create(chat) {
  * @param {string} chat
  * @param {any} p
  */
-async function finish(chat, p) {
+export async function finish(chat, p) {
   if (p.commit && !p.commitSent) {
-    await api.sendCommit(p.commitId, chat, c.b64encode(p.commit));
+    await api.sendCommit(p.commitId, p.to || chat, c.b64encode(p.commit));
     p = { ...p, commitSent: true };
     await store.keepGroups([[newKey(chat), p]]);
   }
-  if (p.welcome) await api.sendWelcome(p.welcomeId, chat, c.b64encode(p.welcome));
+  let ts = null;
+  if (p.welcome) ({ ts } = await api.sendWelcome(p.welcomeId, p.to || chat, c.b64encode(p.welcome)));
+  // A group chat made here: its line, under the welcome's id and time as
+  // its members' devices write it; before the group is kept, so that a
+  // crash in between sends the welcome again (the same envelope) and
+  // writes it then.
+  if (p.created && ts !== null) await writeLine(chat, p.welcomeId, ts, p.created, p.created.name);
   const list = (await store.getMeta(listKey(chat))) || [];
   await store.keepGroups([[groupKey(p.rec.gid), p.rec], [listKey(chat), [...new Set([...list, p.rec.gid])].sort()]], [newKey(chat)]);
   if (p.commit) await publishInfo(chat, p.rec.gid, p.rec.state);
+}
+
+/**
+ * keepNew keeps a group being made, before anything of it is sent
+ * (groupchat.js makes group chats with it; finish sends them).
+ * @param {string} chat
+ * @param {any} p
+ */
+export async function keepNew(chat, p) {
+  await store.keepGroups([[newKey(chat), p]]);
+}
+
+/**
+ * writeLine writes a group chat's change as a line in it, as a message
+ * of the account that made it, and tells the tabs.
+ * @param {string} chat
+ * @param {string} id
+ * @param {number} ts
+ * @param {import('./groupmeta.js').Change} change
+ * @param {string | undefined} title the group's name after it
+ */
+async function writeLine(chat, id, ts, change, title) {
+  const me = account.me();
+  const msg = { id, chat, from: change.by, fromDevice: null, to: chat, dir: change.by === me ? 'out' : 'in', ts, sort: ts, seq: null, status: 'sent', text: null, event: change, line: changeText(change, me), title };
+  const { changed } = await store.storeBatch([{ kind: 'message', msg }], null, null, me);
+  if (changed.size) notify({ type: 'changed', chats: [...changed] });
 }
 
 // ---- the GroupInfo kept on the relay, and rejoining ----
@@ -246,6 +205,10 @@ async function infoKey(chat) {
  * @param {Uint8Array} state
  */
 async function publishInfo(chat, gid, state) {
+  // A group chat keeps none: no key its members share outlives a member's
+  // removal, so a device that falls behind in one is added again by its
+  // account's other devices (docs/crypto.md, "Group chats").
+  if (isGroup(chat)) return;
   try {
     const m = await mls();
     const group = m.loadGroup(state, checkMember);
@@ -272,6 +235,7 @@ async function publishInfo(chat, gid, state) {
  * @returns {Promise<'done' | 'stale' | 'none' | 'member'>}
  */
 export async function rejoin(chat, gid, behind) {
+  if (isGroup(chat)) return 'none'; // no GroupInfo: see publishInfo
   const m = await mls();
   const old = await store.getMeta(groupKey(gid));
   if (old && (old.chat !== chat || old.epoch > behind)) return 'member';
@@ -317,6 +281,7 @@ export async function sendingGroup(chat, make = true) {
   }
   if (!make) return null;
   let p = await store.getMeta(newKey(chat));
+  if (!p && isGroup(chat)) return null; // made by groupchat.js, never here
   if (!p) {
     const since = noPeer.get(chat);
     if (since && Date.now() - since < NO_PEER_MS) return null;
@@ -338,7 +303,7 @@ export async function sendingGroup(chat, make = true) {
  * @param {string[]} list
  */
 async function liveGroup(chat, list) {
-  if (chat === account.me()) return list[0];
+  if (chat === account.me() || isGroup(chat)) return list[0];
   let live;
   try {
     live = (await api.accountDevices(chat)).devices;
@@ -375,12 +340,33 @@ async function liveGroup(chat, list) {
  */
 export async function commitChange(rec, made, after = {}) {
   const m = await mls();
+  const before = m.loadGroup(rec.state, checkMember);
+  const infos = [m.groupInfo(before), m.groupInfo(made.group)];
   const p = {
     gid: rec.gid, chat: rec.chat, commit: made.commit, commitId: ulid(), welcome: made.welcome, welcomeId: ulid(),
-    next: m.saveGroup(made.group), epoch: Number(m.groupInfo(made.group).epoch), accepted: false, after,
+    next: m.saveGroup(made.group), epoch: Number(m.groupInfo(made.group).epoch), accepted: false, after: { ...after, ...describe(m, made.group) },
+    // A commit goes to the members before and after it (a removed one
+    // learns it), a welcome to those it adds.
+    to: recipients(rec.chat, infos),
+    welcomeTo: isGroup(rec.chat) ? newcomers(infos[0], infos[1]) : rec.chat,
+    change: isGroup(rec.chat) ? changeOf(account.me(), { accounts: accountsOf(infos[0]), meta: parseMeta(m.groupMeta(before)) }, { accounts: accountsOf(infos[1]), meta: parseMeta(m.groupMeta(made.group)) }) : null,
   };
   await store.keepGroups([[commitKey(rec.gid), p]]);
   return settlePending(p);
+}
+
+/**
+ * newcomers is the `to` of a group chat's welcome: the accounts a commit
+ * adds, or this account alone when it adds only devices of its own (its
+ * other devices get every envelope it sends).
+ * @param {{members: (Uint8Array | null)[]}} before
+ * @param {{members: (Uint8Array | null)[]}} after
+ * @returns {string[]}
+ */
+function newcomers(before, after) {
+  const had = new Set(accountsOf(before));
+  const fresh = accountsOf(after).filter((a) => !had.has(a));
+  return fresh.length ? fresh : [account.me()];
 }
 
 /**
@@ -395,8 +381,9 @@ export async function settle(gid) {
 /** @param {any} p */
 async function settlePending(p) {
   if (!p.accepted) {
+    let ts;
     try {
-      await api.sendCommit(p.commitId, p.chat, c.b64encode(p.commit));
+      ({ ts } = await api.sendCommit(p.commitId, p.to || p.chat, c.b64encode(p.commit)));
     } catch (e) {
       if (e instanceof api.ApiError && e.code === 'stale_epoch') {
         await store.keepGroups([], [commitKey(p.gid)]);
@@ -409,10 +396,13 @@ async function settlePending(p) {
     const puts = [[groupKey(p.gid), { ...rec, ...(p.after || {}), state: p.next, epoch: p.epoch }], [commitKey(p.gid), p]];
     const list = (await store.getMeta(listKey(p.chat))) || [];
     if (!list.includes(p.gid)) puts.push([listKey(p.chat), [...list, p.gid].sort()]);
+    // The line first: a crash before the state is kept sends the commit
+    // again, answered from its record with the same time.
+    if (p.change) await writeLine(p.chat, p.commitId, ts, p.change, p.after && p.after.meta ? p.after.meta.name : undefined);
     await store.keepGroups(puts);
     await publishInfo(p.chat, p.gid, p.next);
   }
-  if (p.welcome) await api.sendWelcome(p.welcomeId, p.chat, c.b64encode(p.welcome));
+  if (p.welcome) await api.sendWelcome(p.welcomeId, p.welcomeTo || p.chat, c.b64encode(p.welcome));
   await store.keepGroups([], [commitKey(p.gid)]);
   return 'done';
 }

@@ -149,6 +149,7 @@ async function certify(id, acct, dev) {
     signaturePublicKey: keys.signaturePublicKey,
     signaturePrivateKey: keys.signaturePrivateKey,
     published: false,
+    kpVersion: 0,
   };
 }
 
@@ -178,15 +179,18 @@ async function publish() {
   const held = await api.keyPackages();
   let n = id.published ? (held.oneTime < LOW ? ONE_TIME - held.oneTime : 0) : ONE_TIME;
   n = Math.max(0, Math.min(n, held.max - held.oneTime));
-  const lastResort = !id.published || !held.lastResort;
-  if (n === 0 && !lastResort) return;
   const mls = await import('./mls.js');
+  // Packages of an older version (which a group chat cannot add) are
+  // followed by a last-resort one of this version: the one-time ones go
+  // as they are claimed.
+  const lastResort = !id.published || !held.lastResort || (id.kpVersion || 1) < mls.KEY_PACKAGE_VERSION;
+  if (n === 0 && !lastResort) return;
   const device = { identity: id.identity, signaturePublicKey: id.signaturePublicKey, signaturePrivateKey: id.signaturePrivateKey };
   const made = n > 0 ? await mls.makeKeyPackages(device, n) : [];
   const last = lastResort ? (await mls.makeKeyPackages(device, 1, true))[0] : null;
   await store.keepMLSIdentity(id, last ? [...made, last] : made);
   await api.publishKeyPackages(made.map((b) => c.b64encode(b.keyPackage)), last ? c.b64encode(last.keyPackage) : undefined);
-  if (!id.published) await store.keepMLSIdentity({ ...id, published: true });
+  if (!id.published || id.kpVersion !== mls.KEY_PACKAGE_VERSION) await store.keepMLSIdentity({ ...id, published: true, kpVersion: mls.KEY_PACKAGE_VERSION });
 }
 
 let running = null;

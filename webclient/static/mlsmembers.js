@@ -16,6 +16,7 @@ import * as election from './election.js';
 import { checkMember } from './mlsidentity.js';
 import * as store from './store.js';
 import * as c from './crypto.js';
+import { isGroup } from './groupmeta.js';
 import { mls, locked, chatsWithGroups, sendingGroup, claim, commitChange, members, groupKey, welcomesKey, today, rejoin, device } from './mlsgroups.js';
 
 // A look again soon after something was left to do (a new device with no
@@ -33,7 +34,8 @@ export const EVERY_MS = 60 * 1000;
 async function keepGroup(chat, linked) {
   return locked(chat, async () => {
     const rec = await sendingGroup(chat, false);
-    if (!rec) return false;
+    // Removed from a group chat, or leaving it: nothing to keep.
+    if (!rec || rec.removed || rec.leaving) return false;
     const m = await mls();
     const group = m.loadGroup(rec.state, checkMember);
     const info = m.groupInfo(group);
@@ -65,7 +67,7 @@ async function keepGroup(chat, linked) {
     stale.push(...(await gone(chat, all)));
     const update = rec.due && rec.updated !== today();
     if (!missing.length && !stale.length && !update) return false;
-    const adds = missing.length ? (await claim(account.me())).filter((k) => missing.includes(k.device)) : [];
+    const adds = missing.length ? (await claim(account.me(), isGroup(chat))).filter((k) => missing.includes(k.device)) : [];
     if (adds.length || stale.length) {
       const out = await commitChange(rec, await m.changeMembers(group, adds.map((k) => k.keyPackage), stale));
       return out === 'stale' || adds.length < missing.length || update;

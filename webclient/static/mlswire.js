@@ -1,6 +1,7 @@
 // mlswire.js: what MLS bytes say of themselves without any key, through
 // the vendored ts-mls (ADR 0098): a whole MLSMessage decoded strictly, a
-// message's header, and who a key package says it is. Part of the door
+// message's header, who a key package says it is, and how a key
+// package's secret is kept. Part of the door
 // that mls.js is: only mls.js imports it, and re-exports what others use.
 
 import { decodeMlsMessage } from './vendor/ts-mls@1.6.4/dist/src/index.js';
@@ -81,4 +82,22 @@ export function readHeader(bytes) {
     return { wireformat: m.wireformat, groupId: c.groupId, epoch: c.epoch, contentType: c.contentType };
   }
   return { wireformat: m.wireformat, groupId: null, epoch: null, contentType: null };
+}
+
+// ---- bytes ----
+
+// A key package's secret is its two HPKE private keys, each after its
+// length in one byte (32 for P-256).
+
+/** @param {Uint8Array[]} parts the init and the HPKE private keys */
+export function joinBytes([init, hpke]) {
+  if (init.length > 255 || hpke.length > 255) throw new Error('mls: a private key too long');
+  return Uint8Array.of(init.length, ...init, hpke.length, ...hpke);
+}
+
+/** @param {Uint8Array} secret */
+export function splitSecret(secret) {
+  const n = secret[0];
+  if (secret.length < 2 + n || secret.length !== 2 + n + secret[1 + n]) throw new Error('mls: not a key package secret');
+  return { initPrivateKey: secret.slice(1, 1 + n), hpkePrivateKey: secret.slice(2 + n) };
 }

@@ -72,6 +72,12 @@ async function sendRecord(chat, kind, rec) {
   return m.id;
 }
 
+// sendLeave puts a group chat's leave record in its outbox: the members
+// remove this account when it reaches them (groupchat.js).
+export function sendLeave(chat) {
+  return sendRecord(chat, 'leave', {});
+}
+
 // target returns message id of chat if a record may name it: opened, not
 // deleted, and accepted by the relay (an id not yet accepted may still be
 // replaced, ADR 0010). own asks that this account wrote it.
@@ -244,8 +250,8 @@ async function attempt(m, freshOnly = false) {
       // relay would see a different envelope under a known id. In a chat's
       // MLS group, the attempt is written with the group's next state.
       const record = JSON.stringify(recordOf(m));
-      const inGroup = await mlschat.seal(m.chat, m.id, record, async (body, metas) => {
-        m = attempted({ ...m, body: c.b64encode(body), bodyFor: m.id });
+      const inGroup = await mlschat.seal(m.chat, m.id, record, async (body, metas, to) => {
+        m = attempted({ ...m, body: c.b64encode(body), bodyFor: m.id, to });
         claimed = await store.claimOutgoing(m, metas);
       });
       if (!inGroup) {
@@ -262,7 +268,9 @@ async function attempt(m, freshOnly = false) {
     // message").
     if (!claimed) return true;
     changed(m.chat);
-    const res = await api.send(m.id, m.chat, m.body);
+    // A group chat's message goes to its members as they were when it was
+    // sealed: a retry sends the very same envelope.
+    const res = await api.send(m.id, m.to || m.chat, m.body);
     if (m.kind) await store.recordSent(m, res.ts, account.me());
     else await store.markSent(m, res.ts);
     changed(m.chat);

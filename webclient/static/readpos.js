@@ -40,6 +40,8 @@ export function supersedes(a, b) {
 // decrypt (it counts once it opens), not what is deleted or cannot be read
 // by this version.
 export function countable(m) {
+  // A group's change is a line, not a message: only being added counts.
+  if (m.event && !m.event.joined) return false;
   return m.dir === 'in' && !m.waiting && !m.kind && !m.unknown && !m.deleted && !m.hidden;
 }
 

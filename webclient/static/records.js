@@ -15,7 +15,7 @@ export const MAX_DEPTH = 32;
 
 // The types this client knows. A record of any other type is kept as it
 // is and read again by a newer client.
-export const KNOWN = ['text', 'edit', 'delete', 'reaction', 'receipt', 'read'];
+export const KNOWN = ['text', 'edit', 'delete', 'reaction', 'receipt', 'read', 'leave'];
 
 const ID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 // C0 and C1 control characters, and DEL.
@@ -54,6 +54,7 @@ function invalid(reason) {
 // parseRecord checks a decrypted record and returns it with only the fields
 // of its type: {type: 'text', text, replyTo}, {type: 'edit', target, text},
 // {type: 'delete', target}, {type: 'reaction', target, emoji, on},
+// {type: 'leave'},
 // {type: 'receipt', status, ids}, {type: 'read', chat, upTo, sort, v,
 // base?, ids?};
 // {type: 'unknown', name} for a type this client does not know, and
@@ -103,6 +104,9 @@ export function parseRecord(r) {
       }
       return out;
     }
+    case 'leave':
+      // Its sender asks a group chat's members to remove its account.
+      return { type: 'leave' };
     default:
       return { type: 'unknown', name: r.type };
   }
@@ -111,7 +115,7 @@ export function parseRecord(r) {
 // isMessage reports whether a stored row is a message a record may name:
 // opened, of a known type, and not a record of the outbox.
 export function isMessage(m) {
-  return !!m && !m.kind && !m.unknown && !m.waiting && !m.undecryptable;
+  return !!m && !m.kind && !m.unknown && !m.waiting && !m.undecryptable && !m.event;
 }
 
 // apply changes target, the stored message a record names, in place, and

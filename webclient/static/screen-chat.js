@@ -9,7 +9,9 @@ import { watchSeen } from './seen.js';
 import { el, placeRows } from './dom.js';
 import { ui, view, chatName } from './ui.js';
 import { bodyText, shownMessages, markQueued, chatRows } from './screen-messages.js';
-import { splitView, chatListData, renderListPane } from './screen-chats.js';
+import { splitView, chatListData, renderListPane, avatar } from './screen-chats.js';
+import { groupPanel } from './screen-group.js';
+import * as groupchat from './groupchat.js';
 import { composerParts, composeMode, lastOwnOf, renderComposer } from './screen-composer.js';
 
 // nearBottom: the newest messages are in view, so new ones keep them in
@@ -181,10 +183,13 @@ function keepPlace(list) {
 function infoPanel(username, ch) {
   const d = ui.chat;
   const self = username === sync.me();
+  const group = groupchat.isGroup(username);
   const hadFocus = d.info.contains(document.activeElement) ? document.activeElement.id : null;
   const close = el('button', { type: 'button', id: 'chat-info-close', class: 'close-btn', 'aria-label': 'Close chat info', onclick: () => toggleInfo(false) }, 'Close');
-  const head = el('div', { class: 'info-head' }, el('h3', { id: 'chat-info-title' }, self ? 'Notes to self' : 'Chat info'), close);
-  if (self) {
+  const head = el('div', { class: 'info-head' }, el('h3', { id: 'chat-info-title' }, self ? 'Notes to self' : group ? 'Group info' : 'Chat info'), close);
+  if (group) {
+    groupPanel(d.info, head, d.group);
+  } else if (self) {
     d.info.replaceChildren(head, el('p', {}, 'What you write here goes to your own devices only. There is no one to compare a safety code with.'));
   } else {
     const verified = !!(ch && ch.verified);
@@ -228,7 +233,7 @@ async function toggleInfo(open) {
   // A key to confirm: the panel opens at its top, the code in view.
   const btn = (!d.info.querySelector('#key-accept') && d.info.querySelector('#verify-btn')) || d.info.querySelector('#chat-info-close');
   if (btn) btn.focus();
-  if (d.username !== sync.me()) {
+  if (d.username !== sync.me() && !groupchat.isGroup(d.username)) {
     const code = await sync.safetyCode(d.username);
     if (ui.chat !== d) return;
     d.code = code;
@@ -246,6 +251,11 @@ document.addEventListener('keydown', (e) => {
   e.preventDefault();
   toggleInfo(false);
 });
+
+// infoSig is what the info panel shows, to draw it again when it changes.
+function infoSig(ch, group) {
+  return JSON.stringify([ch && ch.verified, !!(ch && ch.publicKey), !!(ch && ch.keyChanged), group]);
+}
 
 // renderChatHead shows the verified mark beside the chat's name: not for a
 // deleted account, whose key nobody holds any more.
@@ -271,6 +281,7 @@ export async function chatScreen(username, opening) {
   const outRecs = await store.outgoingRecords(username);
   const showRead = await sync.readReceipts();
   const listData = await chatListData();
+  const group = await groupchat.info(username);
   if (gen !== ui.gen) return;
   const me = sync.me();
   const { list: shownList, byId } = shownMessages(msgs, outRecs, me);
@@ -286,7 +297,7 @@ export async function chatScreen(username, opening) {
     `A device was refused in this chat: its account's key, as the relay serves it, did not certify it. Someone may be trying to listen in. Compare the safety code with ${username}.`, ' ',
     el('button', { type: 'button', id: 'refused-compare', onclick: () => toggleInfo(true) }, 'Compare the safety code'), ' ',
     el('button', { type: 'button', id: 'refused-dismiss', onclick: () => sync.dismissNotice(username, 'refused') }, 'Dismiss')) : '';
-  const c = { username, ch, msgs, shown: shownList, rows: chatRows(shownList, ctx), warning: [warning, refused, rejoined], me };
+  const c = { username, ch, msgs, shown: shownList, rows: chatRows(shownList, ctx), warning: [warning, refused, rejoined], me, group };
   const d = splitView();
   d.split.dataset.open = 'chat';
   renderListPane(d, listData);
@@ -296,7 +307,7 @@ export async function chatScreen(username, opening) {
 
 // updateChat brings the open chat up to date in place: the rows that
 // changed, the warning, the info panel, the head and the composer.
-function updateChat({ username, ch, msgs, shown, rows, warning, me }) {
+function updateChat({ username, ch, msgs, shown, rows, warning, me, group }) {
   const list = ui.chat.list;
   const atBottom = nearBottom(list);
   const added = placeRows(list, rows).filter((r) => r.msg);
@@ -315,8 +326,11 @@ function updateChat({ username, ch, msgs, shown, rows, warning, me }) {
   announce(newIn);
   if (atBottom || sentHere) list.scrollTop = list.scrollHeight;
   watchChat(msgs, ch);
-  if (ch && JSON.stringify([ch.verified, !!ch.publicKey, !!ch.keyChanged]) !== ui.chat.infoSig) {
-    ui.chat.infoSig = JSON.stringify([ch.verified, !!ch.publicKey, !!ch.keyChanged]);
+  ui.chat.group = group;
+  ui.chat.removed = group ? (group.removed ? 'removed' : group.leaving ? 'left' : null) : null;
+  if (group) ui.chat.title.textContent = group.name;
+  if (ch && infoSig(ch, group) !== ui.chat.infoSig) {
+    ui.chat.infoSig = infoSig(ch, group);
     if (!ch.verified) ui.chat.code = null; // a new key has a new code
     infoPanel(username, ch);
     if (!ui.chat.info.hidden) toggleInfo(true);
@@ -327,7 +341,7 @@ function updateChat({ username, ch, msgs, shown, rows, warning, me }) {
 
 // buildChat draws the chat in pane, its composer empty, landing at the
 // first unread message, else at the newest.
-function buildChat(pane, { username, ch, msgs, shown, rows, warning, me }) {
+function buildChat(pane, { username, ch, msgs, shown, rows, warning, me, group }) {
   const list = el('ol', { class: 'messages plain', id: 'messages', 'aria-label': 'Messages', 'aria-describedby': 'messages-hint', tabindex: '0' });
   placeRows(list, rows);
   list.addEventListener('keydown', messageListKey);
@@ -347,13 +361,15 @@ function buildChat(pane, { username, ch, msgs, shown, rows, warning, me }) {
   const infoBtn = el('button', {
     type: 'button', id: 'safety-btn', class: 'info-btn', 'aria-controls': 'chat-info', 'aria-expanded': 'false',
     onclick: () => toggleInfo(info.hidden),
-  }, username === sync.me() ? 'Info' : 'Safety code');
+  }, username === sync.me() ? 'Info' : group || groupchat.isGroup(username) ? 'Group info' : 'Safety code');
   const badge = el('span', { class: 'badge verified-badge', id: 'verified-badge', hidden: true, title: 'You compared the safety code of this chat' }, '✓ Verified');
-  const name = chatName(username);
+  const name = group ? group.name : chatName(username);
+  const title = el('h2', { id: 'chat-title', title: name }, name);
   const section = el('section', { class: 'chat', 'aria-labelledby': 'chat-title', 'data-chat': username },
     el('div', { class: 'chat-head' },
       el('a', { href: '#/chats', class: 'chat-back', 'aria-label': 'Back to chats' }, '←'),
-      el('h2', { id: 'chat-title', title: name }, name),
+      groupchat.isGroup(username) ? avatar(name) : null,
+      title,
       badge, infoBtn),
     info, warningSlot, el('p', { id: 'chat-error', class: 'error', role: 'alert' }),
     el('div', { class: 'messages-wrap' }, list, jump), note, limit, modeBar,
@@ -363,7 +379,7 @@ function buildChat(pane, { username, ch, msgs, shown, rows, warning, me }) {
   pane.replaceChildren(section);
   if (ui.chat) ui.chat.seen.stop();
   const seen = watchSeen(list, (ids) => sync.markSeen(username, ids));
-  ui.chat = { username, list, seen, warning: warningSlot, text, sendBtn, note, info, infoBtn, badge, jump, modeBar, mode: null, lastOwn: lastOwnOf(shown, me), sending: false, code: null, infoSig: JSON.stringify([ch && ch.verified, !!(ch && ch.publicKey), !!(ch && ch.keyChanged)]) };
+  ui.chat = { username, list, seen, warning: warningSlot, text, sendBtn, note, info, infoBtn, badge, jump, modeBar, title, group, removed: group ? (group.removed ? 'removed' : group.leaving ? 'left' : null) : null, mode: null, lastOwn: lastOwnOf(shown, me), sending: false, code: null, infoSig: infoSig(ch, group) };
   placeMsgStop(list);
   keepPlaceOnResize(list);
   infoPanel(username, ch);

@@ -7,6 +7,16 @@ import * as api from './api.js';
 import * as time from './time.js';
 import { el, placeRows } from './dom.js';
 import { ui, view, revoked, request, chatName, createKeyHash } from './ui.js';
+import { isGroup, initials } from './groupmeta.js';
+
+/**
+ * avatar is a chat's round mark in the list and the head: the initials
+ * of its name.
+ * @param {string} name
+ */
+export function avatar(name) {
+  return el('span', { class: 'avatar', 'aria-hidden': 'true' }, initials(name));
+}
 
 // The chat list and the open chat are two panes of one split view: side
 // by side from 900 px, one at a time below (data-open says which). The
@@ -39,6 +49,7 @@ export function splitView() {
       }
     },
   }, el('div', {}, el('label', { for: 'new-chat-username' }, 'New chat'), input), el('button', { type: 'submit', id: 'new-chat-btn', class: 'primary' }, 'Open'));
+  const newGroup = el('p', { class: 'new-group-line' }, el('a', { href: '#/new-group', id: 'new-group-link', class: 'button' }, 'New group'));
   const list = el('ul', { class: 'plain', id: 'chat-list', 'aria-label': 'Chats', 'aria-describedby': 'chat-list-hint' });
   list.addEventListener('keydown', chatListKey);
   list.addEventListener('focusin', (e) => {
@@ -48,7 +59,7 @@ export function splitView() {
   const empty = el('p', { class: 'muted', id: 'no-chats' }, 'No chats yet. Write to someone by their username.');
   const notices = el('div', { class: 'list-notices' });
   const listPane = el('section', { class: 'list-pane', id: 'list-pane', 'aria-labelledby': 'chats-title' },
-    notices, form, err, el('h2', { id: 'chats-title', class: 'pane-title' }, 'Chats'), list, empty,
+    notices, form, err, newGroup, el('h2', { id: 'chats-title', class: 'pane-title' }, 'Chats'), list, empty,
     el('p', { id: 'chat-list-hint', class: 'sr-only' }, 'The up and down arrows move between chats, Home and End to the first and the last; Enter or Space opens the chat.'));
   const chatPane = el('div', { class: 'chat-pane', id: 'chat-pane' });
   const split = el('div', { class: 'split', id: 'split', 'data-open': 'list' }, listPane, chatPane);
@@ -63,6 +74,7 @@ export function splitView() {
 // not after.
 export async function chatListData() {
   const [chats, unsent] = await Promise.all([store.getChats(), store.unsentByChat()]);
+  for (const c of chats) if (c.title) ui.titles.set(c.username, c.title);
   renderTitle(chats);
   const shown = chats.filter((c) => c.lastTs);
   if (ui.openChat && !shown.some((c) => c.username === ui.openChat)) shown.unshift({ username: ui.openChat, lastTs: 0, preview: '' });
@@ -80,15 +92,18 @@ export function renderTitle(chats) {
 // messages not sent, and the unread count, in bold when there is one.
 function chatItem(c, unsent) {
   const name = chatName(c.username);
+  // In a group chat, who wrote the last message.
+  const who = c.lastOut ? 'You: ' : isGroup(c.username) && c.lastFrom ? `${c.lastFrom}: ` : '';
   const marker = unsent === 'failed' ? el('span', { class: 'marker failed-marker' }, 'Not sent')
     : unsent === 'pending' ? el('span', { class: 'marker pending-marker' }, 'Waiting to send') : null;
   return el('li', { class: 'chat-item' + (c.unread ? ' has-unread' : ''), 'data-user': c.username },
     el('a', { href: '#/chat/' + c.username, class: 'chat-link', tabindex: '-1', 'aria-current': c.username === ui.openChat ? 'true' : null },
+      avatar(name),
       el('span', { class: 'chat-line' },
         el('span', { class: 'name', title: name }, name),
         c.lastTs ? el('time', { class: 'chat-time', datetime: new Date(c.lastTs).toISOString(), title: time.full(c.lastTs) }, time.short(c.lastTs)) : null),
       el('span', { class: 'chat-line' },
-        el('span', { class: 'preview-line', title: c.preview || null }, c.lastOut && c.preview ? el('span', { class: 'you' }, 'You: ') : null, el('span', { class: 'preview' }, c.preview || '')),
+        el('span', { class: 'preview-line', title: c.preview || null }, who && c.preview ? el('span', { class: 'you' }, who) : null, el('span', { class: 'preview' }, c.preview || '')),
         marker,
         c.unread ? el('span', { class: 'unread' }, String(c.unread)) : null,
         c.unread ? el('span', { class: 'sr-only' }, c.unread === 1 ? ' unread message' : ' unread messages') : null)));
@@ -167,7 +182,7 @@ export function renderListPane(d, { chats, unsent }) {
   const focusedUser = focused ? focused.dataset.user : null;
   placeRows(d.list, chats.map((c) => ({
     key: c.username,
-    sig: JSON.stringify([c.lastTs, c.preview, c.lastOut, c.unread, unsent[c.username], c.username === ui.openChat, today]),
+    sig: JSON.stringify([c.lastTs, c.preview, c.lastOut, c.lastFrom, c.title, c.unread, unsent[c.username], c.username === ui.openChat, today]),
     make: () => chatItem(c, unsent[c.username]),
   })));
   placeChatStop(d.list);

@@ -8,6 +8,7 @@ import { linkified } from './links.js';
 import * as time from './time.js';
 import { el, ask } from './dom.js';
 import { ui, view, retryable, plural } from './ui.js';
+import { isGroup } from './groupmeta.js';
 
 // bodyText is what a bubble says. A message waiting to decrypt says what
 // it waits for; it opens by itself, so it offers nothing to press.
@@ -122,6 +123,8 @@ function messageNode(m, ctx) {
   const held = m.status === 'pending' && m.error && !waiting;
   const shownTick = m.dir === 'out' ? tickOf(m, ctx.showRead) : '';
   const node = el('li', { class: cls, 'data-id': m.id, 'data-status': m.status, 'data-tick': shownTick || null, tabindex: '-1' });
+  // In a group chat, each message from another says whose it is.
+  if (m.dir === 'in' && isGroup(m.chat)) node.append(el('span', { class: 'sender' }, m.from));
   if (m.replyTo && !m.deleted) {
     const q = quoteOf(m.replyTo, ctx.byId);
     node.append(q.gone
@@ -326,6 +329,11 @@ export function chatRows(shown, ctx) {
       rows.push({ key: 'day:' + d, sig: '', make: () => el('li', { class: 'day-sep' }, d) });
     }
     if (m.id === ui.dividerAt) rows.push({ key: 'new', sig: '', make: () => el('li', { class: 'new-divider', id: 'new-divider' }, 'New messages') });
+    if (m.event) {
+      // A change of a group: a line across the chat, not a bubble.
+      rows.push({ key: 'msg:' + m.id, sig: m.line, make: () => el('li', { class: 'event', 'data-id': m.id }, m.line) });
+      continue;
+    }
     const quote = m.replyTo ? quoteOf(m.replyTo, ctx.byId) : null;
     const sig = JSON.stringify([m.text, m.ts, m.status, m.error, m.queuedBehind, cancellable(m), m.undecryptable, m.waiting, m.status === 'failed' && retryable(m.chat), m.deleted, m.edited, m.reactions, m.tick, ctx.showRead, quote,
       m.pending.map((r) => [r.id, r.status, r.error])]);

@@ -18,7 +18,7 @@ async function countIgnored(meta, why, n) {
 // deliveredIds are the messages of a batch to send a delivery receipt
 // for: new incoming messages from another person, opened.
 function deliverable(m, me) {
-  return m.dir === 'in' && m.from !== me && !m.waiting && !m.undecryptable && !m.unknown && !m.kind;
+  return m.dir === 'in' && m.from !== me && !m.waiting && !m.undecryptable && !m.unknown && !m.kind && !m.event;
 }
 
 // addToChat counts a message just written into its chat. A message
@@ -28,7 +28,14 @@ function addToChat(ch, m, pub) {
   if (m.ts >= ch.lastTs) {
     ch.lastTs = m.ts;
     ch.preview = previewOf(m);
-    ch.lastOut = m.dir === 'out';
+    ch.lastOut = m.dir === 'out' && !m.event;
+    // A group chat's list row says who wrote its last message.
+    ch.lastFrom = m.event ? null : m.from;
+  }
+  // A group chat's name, as its latest line says.
+  if (m.title && m.ts >= (ch.titleTs || 0)) {
+    ch.title = m.title;
+    ch.titleTs = m.ts;
   }
   arrive(ch, m);
 }

@@ -5,10 +5,12 @@
 
 import * as records from './records.js';
 import { countUnread } from './readpos.js';
+import { isGroup } from './groupmeta.js';
 import { req, newChat, chatMessages } from './storedb.js';
 
 // previewOf is what the chat list shows of a message.
 export function previewOf(m) {
+  if (m.event) return m.line || '';
   if (m.waiting) return 'Waiting to decrypt…';
   if (m.downgrade) return 'Refused message';
   if (m.undecryptable) return 'Could not decrypt';
@@ -28,7 +30,7 @@ export function refreshPreview(ch, msgs) {
 // person, within the meta transaction t. A read receipt stands for
 // delivery too: its ids leave the delivered list.
 export async function queueReceipts(meta, chat, status, ids) {
-  if (!ids.length) return;
+  if (!ids.length || isGroup(chat)) return;
   const all = ((await req(meta.get('receipts'))) || { v: {} }).v;
   const q = all[chat] || { delivered: [], read: [] };
   const add = new Set(ids);
@@ -44,7 +46,7 @@ export async function queueReceipts(meta, chat, status, ids) {
 // {key, author, chat, me}. It returns 'applied', 'forged', or why it
 // changed nothing (records.apply), and adds the chat to changed.
 export async function applyRecord(ms, chatOf, rec, ctx, changed) {
-  const targets = rec.type === 'receipt' ? rec.ids : [rec.target];
+  const targets = rec.type === 'receipt' ? rec.ids : rec.target ? [rec.target] : [];
   let outcome = 'missing';
   for (const id of targets) {
     const target = await req(ms.get(id));

@@ -4,6 +4,7 @@
 // caller and the modules form no loop.
 
 import * as sync from './sync.js';
+import { isGroup } from './groupmeta.js';
 
 export const view = /** @type {HTMLElement} */ (document.getElementById('view'));
 
@@ -24,6 +25,7 @@ export const view = /** @type {HTMLElement} */ (document.getElementById('view'))
  *   offerRecovery: boolean,
  *   rotateNote: null | {dropped: number, sentTo: number},
  *   leaving: null | Promise<void>,
+ *   titles: Map<string, string>,
  * }}
  */
 export const ui = {
@@ -60,6 +62,9 @@ export const ui = {
   rotateNote: null,
   // leaving: a logout (or this device's removal) under way.
   leaving: null,
+  // titles: the names of the group chats, by chat id, as the list read
+  // them last.
+  titles: new Map(),
 };
 
 // show draws a screen's nodes, unless a newer render started since gen.
@@ -89,6 +94,7 @@ export function retryable(chat) {
 }
 
 export function chatName(username) {
+  if (isGroup(username)) return ui.titles.get(username) || 'Group';
   return username === sync.me() ? 'Notes to self' : username;
 }
 

@@ -1,0 +1,290 @@
+package webclient_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// groupChatOf is a condition's value: the id of the group chat named name
+// in tb's chat list, "" while there is none.
+func groupChatOf(tb *tab, name string) string {
+	tb.t.Helper()
+	return eval[string](tb, `import('/store.js').then((s) => s.getChats()).then((cs) => (cs.find((c) => c.title === `+js(name)+`) || {}).username || '')`)
+}
+
+// waitGroup waits until tb's chat list shows the group chat named name,
+// and returns its chat id.
+func waitGroup(tb *tab, name string) string {
+	tb.t.Helper()
+	tb.waitFor("the group "+name+" in the list", `[...document.querySelectorAll('#chat-list .chat-item .name')].some((e) => e.textContent === `+js(name)+`)`)
+	return groupChatOf(tb, name)
+}
+
+// lines are the group's change lines the open chat shows, in order.
+func lines(tb *tab) []string {
+	tb.t.Helper()
+	return eval[[]string](tb, `[...document.querySelectorAll('#messages .event')].map((e) => e.textContent)`)
+}
+
+// makeGroup fills in the New group form of tb and submits it, and waits
+// for the group's chat to open.
+func makeGroup(tb *tab, name, members string) string {
+	tb.t.Helper()
+	eval[chromedp.Void](tb, `location.hash = '#/new-group'`)
+	tb.waitFor("the New group form", `document.getElementById('group-name')`)
+	tb.do(chromedp.SendKeys(chromedp.ID("group-name"), name), chromedp.SendKeys(chromedp.ID("group-members"), members), chromedp.Click(chromedp.ID("group-create")))
+	tb.waitFor("the group's chat", `location.hash.startsWith('#/chat/g:') && document.querySelector('#messages .event')`)
+	return strings.TrimPrefix(eval[string](tb, `location.hash`), "#/chat/")
+}
+
+// TestGroupChat: alice (laptop and phone) makes the group "Family" with
+// bob and carol from the New group form. Every device gets the group with
+// its name and the line of its making; a message from alice and a reply
+// from bob reach every other device, each once, with its sender's name,
+// in the same order; the chat list shows the group by its name and
+// initials, with "bob: " before the preview. Each message went to the
+// relay as one envelope naming the other two accounts, and the relay saw
+// neither the group's name nor its members beyond those recipients. The
+// New group form and the group's chat with its info panel pass the layout
+// and axe checks.
+func TestGroupChat(t *testing.T) {
+	var log sentLog
+	r := startWrapped(t, log.wrap)
+	_, laptop := r.newProfile(t)
+	laptop.register("alice")
+	_, bob := r.newProfile(t)
+	bob.register("bob")
+	_, carol := r.newProfile(t)
+	carol.register("carol")
+	phone := linkedDevice(t, r, laptop, "alice")
+	for _, tb := range []*tab{laptop, phone, bob, carol} {
+		r.waitKeyPackages("before the group", tb.deviceID(), 20, 1)
+	}
+
+	// The form, empty, at every width.
+	eval[chromedp.Void](laptop, `location.hash = '#/new-group'`)
+	laptop.waitFor("the New group form", `document.getElementById('group-name')`)
+	checkScreen(laptop, "new-group")
+	// A wrong name is refused with words, and nothing is made.
+	laptop.do(chromedp.SendKeys(chromedp.ID("group-name"), "Typo"), chromedp.SendKeys(chromedp.ID("group-members"), "bob nobody_here"), chromedp.Click(chromedp.ID("group-create")))
+	laptop.waitFor("the unknown member refused", `document.getElementById('group-error').textContent.includes('There is no account named nobody_here')`)
+	if n := eval[int](laptop, `import('/store.js').then((s) => s.metaKeys('groupsOf:g:')).then((k) => k.length)`); n != 0 {
+		t.Fatalf("a refused group left %d groups behind", n)
+	}
+	eval[chromedp.Void](laptop, `document.getElementById('group-name').value = ''; document.getElementById('group-members').value = ''`)
+
+	chat := makeGroup(laptop, "Family", "bob, carol")
+	if got := lines(laptop); len(got) != 1 || got[0] != "You made the group \u201cFamily\u201d with bob and carol." {
+		t.Fatalf("the maker's line is %q", got)
+	}
+	for _, tb := range []*tab{phone, bob, carol} {
+		if got := waitGroup(tb, "Family"); got != chat {
+			t.Fatalf("the group's chat is %q on one device, %q on the laptop", got, chat)
+		}
+	}
+	bob.openChat(chat)
+	if got := lines(bob); len(got) != 1 || got[0] != "alice made the group \u201cFamily\u201d with you and carol." {
+		t.Fatalf("bob's line is %q", got)
+	}
+
+	laptop.send("hello family")
+	for _, tb := range []*tab{phone, bob, carol} {
+		tb.openChat(chat)
+		tb.waitMessage("hello family")
+	}
+	bob.send("hi all")
+	for _, tb := range []*tab{laptop, phone, carol} {
+		tb.waitMessage("hi all")
+	}
+	carol.waitFor("bob's name on his message", `[...document.querySelectorAll('#messages .msg.in')].some((e) => e.querySelector('.sender')?.textContent === 'bob' && e.querySelector('.text').textContent === 'hi all')`)
+	want := []string{"hello family", "hi all"}
+	for name, tb := range map[string]*tab{"laptop": laptop, "phone": phone, "bob": bob, "carol": carol} {
+		if got := tb.messages(); !slices.Equal(got, want) {
+			t.Fatalf("%s shows %q, want %q", name, got, want)
+		}
+	}
+
+	// The list: the group by its name, its initials, and who wrote last.
+	eval[chromedp.Void](carol, `location.hash = '#/chats'`)
+	carol.waitFor("the group's row", `(() => { const r = document.querySelector('#chat-list .chat-item[data-user=`+js(chat)+`]'); return r && r.querySelector('.avatar').textContent === 'F' && r.querySelector('.preview-line').textContent === 'bob: hi all'; })()`)
+
+	// One envelope per message, to the other two accounts.
+	for _, s := range log.list() {
+		if s.Kind != "" && s.Kind != "message" {
+			continue
+		}
+		if s.Device == laptop.deviceID() && mlsWire(s.Body) == "private" && s.To == "" {
+			if !slices.Equal(s.ToList, []string{"bob", "carol"}) {
+				t.Fatalf("alice's group message went to %v", s.ToList)
+			}
+		}
+		if strings.Contains(string(s.Body), "Family") {
+			t.Fatal("an envelope carries the group's name in the clear")
+		}
+	}
+	var toBoth int
+	for _, s := range log.list() {
+		if slices.Equal(s.ToList, []string{"bob", "carol"}) {
+			toBoth++
+		}
+	}
+	if toBoth == 0 {
+		t.Fatal("no envelope named both bob and carol: the group's messages were not sent once to all")
+	}
+
+	// The info panel lists the members, the admin marked.
+	bob.openChat(chat)
+	bob.do(chromedp.Click(chromedp.ID("safety-btn")))
+	bob.waitFor("the members", `document.querySelectorAll('#group-members-list .member').length === 3 && document.querySelector('#group-members-list .member[data-user=alice] .badge')?.textContent === 'Admin'`)
+	bob.waitFor("alice's safety code", `/\d/.test(document.querySelector('[data-code-for=alice]').textContent)`)
+	checkScreen(bob, "group-chat-info")
+}
+
+// linesAndTexts is the open chat as a list: the group's lines and the
+// messages' texts, in the order shown.
+func linesAndTexts(tb *tab) []string {
+	tb.t.Helper()
+	return eval[[]string](tb, `[...document.querySelectorAll('#messages .event, #messages .msg')].map((e) => e.classList.contains('event') ? '| ' + e.textContent : e.querySelector('.text').textContent)`)
+}
+
+// panelAction opens tb's group info panel (if closed) and waits for sel.
+func openPanel(tb *tab, sel string) {
+	tb.t.Helper()
+	if eval[bool](tb, `document.getElementById('chat-info').hidden`) {
+		tb.do(chromedp.Click(chromedp.ID("safety-btn")))
+	}
+	tb.waitFor(sel+" in the group's panel", `document.querySelector(`+js(sel)+`)`)
+}
+
+// TestGroupMembership: three accounts on five devices. alice (laptop and
+// phone) makes "Team" with bob (laptop and tablet); the tablet goes
+// offline. alice adds carol, bob writes, alice removes bob, writes again,
+// and carol leaves. Every device shows each change as a line; carol reads
+// from her addition (a state of hers opens nothing sealed before it, and
+// bob's does: the control); bob opens nothing sent after his removal
+// (his state, taken after it, does not open alice's next message, which
+// carol's state does: the control), and his composer says why. The
+// tablet, back online, catches up on all of it in the same order as the
+// laptop, and stops at the removal. carol's leave is committed by alice,
+// the admin, and said as "carol left the group". alice's two devices
+// show the same chat.
+func TestGroupMembership(t *testing.T) {
+	var log sentLog
+	r := startWrapped(t, log.wrap)
+	_, laptop := r.newProfile(t)
+	laptop.register("alice")
+	_, bob := r.newProfile(t)
+	bob.register("bob")
+	_, carol := r.newProfile(t)
+	carol.register("carol")
+	phone := linkedDevice(t, r, laptop, "alice")
+	tablet := linkedDevice(t, r, bob, "bob")
+	for _, tb := range []*tab{laptop, phone, bob, tablet, carol} {
+		r.waitKeyPackages("before the group", tb.deviceID(), 20, 1)
+	}
+
+	chat := makeGroup(laptop, "Team", "bob")
+	for _, tb := range []*tab{phone, bob, tablet} {
+		waitGroup(tb, "Team")
+	}
+	tablet.openChat(chat)
+	tablet.do(chromedp.Navigate("about:blank")) // offline through the changes
+
+	// bob's state before anything is sent: it opens what comes next (a
+	// state that opened a message has no key for it any more).
+	bobEarly := stolenStates(bob, chat)
+	laptop.send("before carol")
+	bob.openChat(chat)
+	bob.waitMessage("before carol")
+	beforeCarol := msgID(laptop, chat, "before carol")
+
+	// alice adds carol from the panel.
+	openPanel(laptop, "#group-add-input")
+	laptop.do(chromedp.SendKeys(chromedp.ID("group-add-input"), "carol"), chromedp.Click(chromedp.ID("group-add-btn")))
+	laptop.waitFor("carol in the members", `document.querySelector('#group-members-list .member[data-user=carol]')`)
+	waitGroup(carol, "Team")
+	carol.openChat(chat)
+	carol.waitFor("carol's line", `[...document.querySelectorAll('#messages .event')].some((e) => e.textContent === 'alice added you. You see the messages sent from now on.')`)
+	bob.waitFor("bob's line of carol's addition", `[...document.querySelectorAll('#messages .event')].some((e) => e.textContent === 'alice added carol.')`)
+	// carol reads from her addition: her state opens nothing from before,
+	// bob's does.
+	if got := openStolen(carol, stolenStates(carol, chat), log.body(t, beforeCarol)); got != "" {
+		t.Fatalf("carol's state opened a message sealed before her addition: %q", got)
+	}
+	if got := openStolen(bob, bobEarly, log.body(t, beforeCarol)); got == "" {
+		t.Fatal("control: bob's state did not open the message sealed before carol's addition")
+	}
+
+	bob.send("bob here")
+	for _, tb := range []*tab{laptop, phone, carol} {
+		tb.openChat(chat)
+		tb.waitMessage("bob here")
+	}
+
+	// alice removes bob.
+	openPanel(laptop, `.member[data-user=bob] .remove-btn`)
+	laptop.do(chromedp.Click(chromedp.CSS(`.member[data-user=bob] .remove-btn`)))
+	laptop.waitFor("the confirmation", `document.getElementById('dialog-confirm')`)
+	laptop.do(chromedp.Click(chromedp.ID("dialog-confirm")))
+	laptop.waitFor("bob gone from the members", `!document.querySelector('#group-members-list .member[data-user=bob]')`)
+	bob.waitFor("bob's composer off", `document.getElementById('composer').disabled && document.getElementById('composer-note').textContent.includes('no longer a member')`)
+	bob.waitFor("bob's line of his removal", `[...document.querySelectorAll('#messages .event')].some((e) => e.textContent === 'alice removed you.')`)
+	checkScreen(bob, "group-removed")
+	carol.waitFor("carol's line of bob's removal", `[...document.querySelectorAll('#messages .event')].some((e) => e.textContent === 'alice removed bob.')`)
+	carolEarly := stolenStates(carol, chat)
+
+	laptop.send("after bob")
+	for _, tb := range []*tab{phone, carol} {
+		tb.waitMessage("after bob")
+	}
+	afterBob := msgID(laptop, chat, "after bob")
+	for _, s := range log.list() {
+		if s.ID == afterBob && !slices.Equal(s.ToList, []string{"carol"}) {
+			t.Fatalf("alice's message after the removal went to %v, want carol alone", s.ToList)
+		}
+	}
+	if got := openStolen(bob, stolenStates(bob, chat), log.body(t, afterBob)); got != "" {
+		t.Fatalf("bob's state opened a message sent after his removal: %q", got)
+	}
+	if got := openStolen(carol, carolEarly, log.body(t, afterBob)); got == "" {
+		t.Fatal("control: carol's state did not open the message sent after bob's removal")
+	}
+	if bob.hasMessage("after bob") {
+		t.Fatal("bob's laptop shows a message sent after his removal")
+	}
+
+	// The tablet comes back: it catches up to the removal, in order.
+	tablet.do(chromedp.Navigate(r.URL + "/#/chat/" + chat))
+	tablet.waitFor("the tablet's line of the removal", `[...document.querySelectorAll('#messages .event')].some((e) => e.textContent === 'alice removed you.')`)
+	tablet.waitFor("the tablet's composer off", `document.getElementById('composer').disabled`)
+	bob.waitFor("bob's laptop settled", outboxSettled)
+	if got, want := linesAndTexts(tablet), linesAndTexts(bob); !slices.Equal(got, want) {
+		t.Fatalf("the tablet shows %q, bob's laptop %q", got, want)
+	}
+
+	// carol leaves; alice, the admin, removes her.
+	openPanel(carol, "#group-leave")
+	carol.do(chromedp.Click(chromedp.ID("group-leave")))
+	carol.waitFor("the confirmation", `document.getElementById('dialog-confirm')`)
+	carol.do(chromedp.Click(chromedp.ID("dialog-confirm")))
+	carol.waitFor("carol's composer off", `document.getElementById('composer').disabled`)
+	laptop.waitFor("carol's line", `[...document.querySelectorAll('#messages .event')].some((e) => e.textContent === 'carol left the group.')`)
+	carol.waitFor("carol's own line", `[...document.querySelectorAll('#messages .event')].some((e) => e.textContent === 'You left the group.')`)
+	phone.waitFor("the phone's line", `[...document.querySelectorAll('#messages .event')].some((e) => e.textContent === 'carol left the group.')`)
+
+	want := []string{
+		"| You made the group \u201cTeam\u201d with bob.", "before carol", "| You added carol.", "bob here",
+		"| You removed bob.", "after bob", "| carol left the group.",
+	}
+	laptop.waitFor("alice's laptop settled", outboxSettled)
+	if got := linesAndTexts(laptop); !slices.Equal(got, want) {
+		t.Fatalf("alice's laptop shows %q, want %q", got, want)
+	}
+	phone.waitFor("alice's phone has it all", `document.querySelectorAll('#messages .event, #messages .msg').length === `+js(len(want)))
+	if got := linesAndTexts(phone); !slices.Equal(got, want) {
+		t.Fatalf("alice's phone shows %q, want %q", got, want)
+	}
+}
