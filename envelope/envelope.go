@@ -1,8 +1,9 @@
 // Package envelope parses and checks the envelopes clients post to the relay
-// (docs/protocol.md, "POST /api/messages"). An envelope is an id, a
-// recipient and an opaque body; this package checks their shape and the
-// clock skew of the id, and never looks inside the body: it is ciphertext
-// that only the clients can read.
+// (docs/protocol.md, "POST /api/messages"). An envelope is an id, its
+// recipients (one username, or a list of them for a group, ADR 0106) and an
+// opaque body; this package checks their shape and the clock skew of the
+// id, and never looks inside the body: it is ciphertext that only the
+// clients can read.
 package envelope
 
 import (
@@ -25,19 +26,30 @@ const (
 	// DefaultSkew is how far the time in an envelope id may stray from the
 	// server's clock.
 	DefaultSkew = 5 * time.Minute
+	// DefaultMaxRecipients bounds a "to" list: more than a group of people
+	// who read each other, few enough that one send stays one short
+	// transaction (ADR 0106).
+	DefaultMaxRecipients = 256
 )
 
 // Errors of Parse and CheckSkew, mapped by the API to its stable codes.
 var (
-	ErrBadEnvelope = errors.New("bad envelope")
-	ErrTooLarge    = errors.New("envelope too large")
-	ErrClockSkew   = errors.New("clock skew")
+	ErrBadEnvelope       = errors.New("bad envelope")
+	ErrTooLarge          = errors.New("envelope too large")
+	ErrTooManyRecipients = errors.New("too many recipients")
+	ErrClockSkew         = errors.New("clock skew")
 )
 
 // Envelope is a checked envelope as posted by a sender.
 type Envelope struct {
-	ID   ulid.ULID
-	To   string
+	ID ulid.ULID
+	// To is the recipient of an envelope whose "to" is one username; it
+	// is empty when "to" is a list.
+	To string
+	// List holds the usernames of a "to" that is a JSON array (ADR 0106),
+	// in the order sent: at least one, at most the limit, each valid and
+	// none twice. It is nil when "to" is one username.
+	List []string
 	Body []byte
 	// Receipt: the client marked the envelope as a receipt ("kind":
 	// "receipt"), which takes its rate-limit token from a bucket of its
@@ -57,18 +69,22 @@ type Envelope struct {
 // wire is the JSON a client posts. Other fields (such as a "from") are
 // ignored: the sender is who the session and X-Device say.
 type wire struct {
-	ID   *string `json:"id"`
-	To   *string `json:"to"`
-	Body *string `json:"body"`
-	Kind *string `json:"kind"`
+	ID   *string         `json:"id"`
+	To   json.RawMessage `json:"to"` // a username, or a list of them
+	Body *string         `json:"body"`
+	Kind *string         `json:"kind"`
 }
 
 // Parse decodes and checks a posted envelope. maxBody bounds the decoded
-// body (MaxBody when 0). Errors wrap ErrBadEnvelope or ErrTooLarge and say
-// which field is wrong.
-func Parse(data []byte, maxBody int) (Envelope, error) {
+// body (MaxBody when 0), maxRecipients the length of a "to" list
+// (DefaultMaxRecipients when 0). Errors wrap ErrBadEnvelope, ErrTooLarge
+// or ErrTooManyRecipients and say which field is wrong.
+func Parse(data []byte, maxBody, maxRecipients int) (Envelope, error) {
 	if maxBody <= 0 {
 		maxBody = MaxBody
+	}
+	if maxRecipients <= 0 {
+		maxRecipients = DefaultMaxRecipients
 	}
 	var w wire
 	// Strict JSON first (RFC 7493): valid UTF-8 and no name twice, so
@@ -79,15 +95,16 @@ func Parse(data []byte, maxBody int) (Envelope, error) {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return Envelope{}, fmt.Errorf("%w: the request is not a JSON object with string fields id, to and body", ErrBadEnvelope)
 	}
-	if w.ID == nil || w.To == nil || w.Body == nil {
+	if w.ID == nil || len(w.To) == 0 || string(w.To) == "null" || w.Body == nil {
 		return Envelope{}, fmt.Errorf("%w: id, to and body are all required", ErrBadEnvelope)
 	}
 	id, err := ParseID(*w.ID)
 	if err != nil {
 		return Envelope{}, err
 	}
-	if !canonical.ValidUsername(*w.To) {
-		return Envelope{}, fmt.Errorf("%w: to must match ^[a-z0-9_]{3,32}$", ErrBadEnvelope)
+	env := Envelope{ID: id}
+	if env.To, env.List, err = parseTo(w.To, maxRecipients); err != nil {
+		return Envelope{}, err
 	}
 	// Bound the work before decoding: base64 of maxBody bytes is this long.
 	if len(*w.Body) > (maxBody+2)/3*4 {
@@ -103,7 +120,7 @@ func Parse(data []byte, maxBody int) (Envelope, error) {
 	if len(body) > maxBody {
 		return Envelope{}, fmt.Errorf("%w: body decodes to more than %d bytes", ErrTooLarge, maxBody)
 	}
-	env := Envelope{ID: id, To: *w.To, Body: body}
+	env.Body = body
 	if w.Kind != nil {
 		switch *w.Kind {
 		case "message":
@@ -118,6 +135,64 @@ func Parse(data []byte, maxBody int) (Envelope, error) {
 		}
 	}
 	return env, nil
+}
+
+// parseTo checks a "to": one username, or a JSON array of 1 to max
+// distinct usernames (ADR 0106). A list's length is checked before its
+// names, so that a list over the limit costs no more than decoding it.
+func parseTo(raw json.RawMessage, max int) (string, []string, error) {
+	if raw[0] != '[' {
+		var to string
+		if err := json.Unmarshal(raw, &to); err != nil {
+			return "", nil, fmt.Errorf("%w: to must be a username or a list of usernames", ErrBadEnvelope)
+		}
+		if !canonical.ValidUsername(to) {
+			return "", nil, fmt.Errorf("%w: to must match ^[a-z0-9_]{3,32}$", ErrBadEnvelope)
+		}
+		return to, nil, nil
+	}
+	var list []string
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return "", nil, fmt.Errorf("%w: a list in to must hold usernames only", ErrBadEnvelope)
+	}
+	switch {
+	case len(list) == 0:
+		return "", nil, fmt.Errorf("%w: a list in to must name at least one username", ErrBadEnvelope)
+	case len(list) > max:
+		return "", nil, fmt.Errorf("%w: a list in to names at most %d usernames", ErrTooManyRecipients, max)
+	}
+	seen := make(map[string]struct{}, len(list))
+	for _, name := range list {
+		// A null entry decodes as "", which is no username either.
+		if !canonical.ValidUsername(name) {
+			return "", nil, fmt.Errorf("%w: every username in to must match ^[a-z0-9_]{3,32}$", ErrBadEnvelope)
+		}
+		if _, dup := seen[name]; dup {
+			return "", nil, fmt.Errorf("%w: a list in to names each username once", ErrBadEnvelope)
+		}
+		seen[name] = struct{}{}
+	}
+	return "", list, nil
+}
+
+// Recipients returns the usernames the envelope names: To alone, or List.
+func (e *Envelope) Recipients() []string {
+	if e.List != nil {
+		return e.List
+	}
+	return []string{e.To}
+}
+
+// Others counts the usernames the envelope names other than self, the
+// sender's own: the accounts it reaches besides the sender's.
+func (e *Envelope) Others(self string) int {
+	n := 0
+	for _, name := range e.Recipients() {
+		if name != self {
+			n++
+		}
+	}
+	return n
 }
 
 // ParseID parses an envelope id: a ULID in its canonical 26-character,

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -42,16 +43,35 @@ func TestParse(t *testing.T) {
 		{"kind welcome twice", `{"id":"` + id + `","to":"bob","body":"AAEAAw==","kind":"welcome","kind":"welcome"}`, ErrBadEnvelope},
 		{"unknown kind", `{"id":"` + id + `","to":"bob","body":"eA==","kind":"read"}`, ErrBadEnvelope},
 		{"kind not a string", `{"id":"` + id + `","to":"bob","body":"eA==","kind":true}`, ErrBadEnvelope},
+		{"list", `{"id":"` + id + `","to":["bob","carol"],"body":"eA=="}`, nil},
+		{"list of one", `{"id":"` + id + `","to":["bob"],"body":"eA=="}`, nil},
+		{"list with spaces", `{"id":"` + id + `","to": [ "bob" ,"carol" ] ,"body":"eA=="}`, nil},
+		{"list at the limit", `{"id":"` + id + `","to":` + names(DefaultMaxRecipients) + `,"body":"eA=="}`, nil},
+		{"list over the limit", `{"id":"` + id + `","to":` + names(DefaultMaxRecipients+1) + `,"body":"eA=="}`, ErrTooManyRecipients},
+		{"list commit", `{"id":"` + id + `","to":["bob","carol"],"body":"eA==","kind":"commit"}`, nil},
+		{"empty list", `{"id":"` + id + `","to":[],"body":"eA=="}`, ErrBadEnvelope},
+		{"list twice a name", `{"id":"` + id + `","to":["bob","carol","bob"],"body":"eA=="}`, ErrBadEnvelope},
+		{"list of numbers", `{"id":"` + id + `","to":[1,2],"body":"eA=="}`, ErrBadEnvelope},
+		{"list with null", `{"id":"` + id + `","to":["bob",null],"body":"eA=="}`, ErrBadEnvelope},
+		{"list with a bad name", `{"id":"` + id + `","to":["bob","Carol"],"body":"eA=="}`, ErrBadEnvelope},
+		{"nested list", `{"id":"` + id + `","to":[["bob"]],"body":"eA=="}`, ErrBadEnvelope},
+		{"to a number", `{"id":"` + id + `","to":7,"body":"eA=="}`, ErrBadEnvelope},
+		{"to an object", `{"id":"` + id + `","to":{"bob":true},"body":"eA=="}`, ErrBadEnvelope},
+		{"to null", `{"id":"` + id + `","to":null,"body":"eA=="}`, ErrBadEnvelope},
+		{"to true", `{"id":"` + id + `","to":true,"body":"eA=="}`, ErrBadEnvelope},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			env, err := Parse([]byte(tc.in), 0)
+			env, err := Parse([]byte(tc.in), 0, 0)
 			if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
 				t.Fatalf("Parse = %v, want %v", err, tc.want)
+			}
+			if list := strings.HasPrefix(strings.TrimSpace(tc.in[strings.Index(tc.in, `"to":`)+5:]), "["); err == nil && (env.List != nil) != list {
+				t.Fatalf("List = %q, To = %q: want a list %v", env.List, env.To, list)
 			}
 			if want := tc.name == "kind receipt"; err == nil && env.Receipt != want {
 				t.Fatalf("Receipt = %v, want %v", env.Receipt, want)
 			}
-			if want := tc.name == "kind commit"; err == nil && env.Commit != want {
+			if want := strings.HasSuffix(tc.name, "commit"); err == nil && env.Commit != want {
 				t.Fatalf("Commit = %v, want %v", env.Commit, want)
 			}
 			if want := tc.name == "kind welcome"; err == nil && env.Welcome != want {
@@ -92,20 +112,50 @@ func FuzzParse(f *testing.F) {
 		`{"id":["x"],"to":{"a":[[[[]]]]},"body":1}`,
 		`[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]`,
 		`{"id":"` + id + `","to":"b\u0000b","body":"eA=="}`,
+		`{"id":"` + id + `","to":["bob"],"body":"eA=="}`,
+		`{"id":"` + id + `","to":["bob","carol","dave","erin"],"body":"eA==","kind":"commit"}`,
+		`{"id":"` + id + `","to":["bob","carol","dave","erin","frank"],"body":"eA=="}`,
+		`{"id":"` + id + `","to":["bob","bob"],"body":"eA=="}`,
+		`{"id":"` + id + `","to":[],"body":"eA=="}`,
+		`{"id":"` + id + `","to":["bob",null],"body":"eA=="}`,
+		`{"id":"` + id + `","to":["bob",["carol"]],"body":"eA=="}`,
+		`{"id":"` + id + `","to":[1,2],"body":"eA=="}`,
+		`{"id":"` + id + `","to":["Bob"],"body":"eA=="}`,
+		`{"id":"` + id + `","to":{"bob":1},"body":"eA=="}`,
+		`{"id":"` + id + `","to":7,"body":"eA=="}`,
+		`{"id":"` + id + `","to":null,"body":"eA=="}`,
+		`{"id":"` + id + `","to": [ "bob" , "carol" ] ,"body":"eA=="}`,
 		``,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		e, err := Parse(data, 0)
+		// A small limit, so that the fuzzer reaches it.
+		const maxRecipients = 4
+		e, err := Parse(data, 0, maxRecipients)
 		if err != nil {
-			if !errors.Is(err, ErrBadEnvelope) && !errors.Is(err, ErrTooLarge) {
+			if !errors.Is(err, ErrBadEnvelope) && !errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrTooManyRecipients) {
 				t.Fatalf("untyped error %v", err)
 			}
 			return
 		}
-		if len(e.Body) < 1 || len(e.Body) > MaxBody || len(e.To) < 3 || len(e.To) > 32 {
-			t.Fatalf("accepted an envelope outside the limits: to %q, body %d bytes", e.To, len(e.Body))
+		if len(e.Body) < 1 || len(e.Body) > MaxBody {
+			t.Fatalf("accepted an envelope outside the limits: body %d bytes", len(e.Body))
+		}
+		// One shape or the other: a username, or a list of 1 to the
+		// limit distinct usernames.
+		if (e.To == "") == (e.List == nil) {
+			t.Fatalf("accepted to %q and list %q: exactly one must be set", e.To, e.List)
+		}
+		if e.List != nil && (len(e.List) < 1 || len(e.List) > maxRecipients) {
+			t.Fatalf("accepted a list of %d usernames", len(e.List))
+		}
+		seen := map[string]bool{}
+		for _, name := range e.Recipients() {
+			if len(name) < 3 || len(name) > 32 || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" || seen[name] {
+				t.Fatalf("accepted recipient %q of %q", name, e.Recipients())
+			}
+			seen[name] = true
 		}
 		if _, err := ParseID(e.ID.String()); err != nil {
 			t.Fatalf("accepted id %s does not parse again", e.ID)
@@ -176,10 +226,24 @@ func BenchmarkParse(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := Parse(data, 0); err != nil {
+		if _, err := Parse(data, 0, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// names is a JSON array of n distinct usernames.
+func names(n int) string {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"user%03d"`, i)
+	}
+	b.WriteString("]")
+	return b.String()
 }
 
 func btoi(b bool) int {

@@ -255,13 +255,14 @@ func (h *Hub) NotifyEnded(ctx context.Context, tx pgx.Tx, reason string, devices
 
 // Committed hands the rows just committed for e to their devices' live
 // streams here, and wakes the streams of those devices on other instances.
-// It never blocks.
+// Each row carries its own "to" (a list's copies differ, ADR 0106). It
+// never blocks.
 func (h *Hub) Committed(e *queue.Envelope, ds []queue.Delivery) {
 	ids := make([]string, len(ds))
 	for i, d := range ds {
 		ids[i] = d.DeviceID
 		h.deliver(d.DeviceID, queue.Item{Seq: d.Seq, ID: e.ID, From: e.FromUsername,
-			FromDevice: e.FromDevice, To: e.ToUsername, TS: e.TS, Body: e.Body})
+			FromDevice: e.FromDevice, To: d.To, TS: e.TS, Body: e.Body})
 	}
 	h.bus.wake(ids)
 }

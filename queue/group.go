@@ -161,7 +161,8 @@ func (c *Committer) commitGroup(ctx context.Context, group []*acceptReq) ([]acce
 	var accounts []int64
 	seen := map[int64]bool{}
 	for _, r := range group {
-		for _, a := range []int64{r.e.ToAccount, r.e.FromAccount} {
+		targets, _ := r.e.targets()
+		for _, a := range targets {
 			if !seen[a] {
 				seen[a] = true
 				accounts = append(accounts, a)
@@ -178,13 +179,13 @@ func (c *Committer) commitGroup(ctx context.Context, group []*acceptReq) ([]acce
 	if _, err = br.Exec(); err == nil {
 		for i := range group {
 			var fresh, ts int64
-			var ids []string
+			var ids, tos []string
 			var seqs []int64
-			if err = br.QueryRow().Scan(&fresh, &ts, &ids, &seqs); err != nil {
+			if err = br.QueryRow().Scan(&fresh, &ts, &ids, &seqs, &tos); err != nil {
 				break
 			}
 			if fresh == 1 {
-				results[i] = acceptResult{ts: ts, ds: deliveries(ids, seqs)}
+				results[i] = acceptResult{ts: ts, ds: deliveries(ids, seqs, tos)}
 			} else {
 				results[i] = acceptResult{dup: true}
 			}

@@ -128,42 +128,58 @@ func TestGroupCommitConcurrentNoDeadlockNoGap(t *testing.T) {
 		go c.Run(ctx)
 	}
 	const senders, each = 16, 25
+	deliveries := acceptAtOnce(t, committers, senders, each, 1, func(rng *rand.Rand) *queue.Envelope {
+		from, to := accs[rng.IntN(len(accs))], accs[rng.IntN(len(accs))]
+		return envelope(from, to, devs[from][rng.IntN(3)], "x")
+	})
+	if biggest.Load() < 2 {
+		t.Fatalf("no group of more than one envelope formed in %d commits", grouped.Load())
+	}
+	t.Logf("%d commits for %d envelopes, largest group %d", grouped.Load(), senders*each, biggest.Load())
+	total := gaplessRows(t, pool)
+	if total != deliveries {
+		t.Fatalf("%d queue rows, %d deliveries reported", total, deliveries)
+	}
+}
+
+// acceptAtOnce has senders accept each envelopes that next makes, all at
+// once, spread over committers, and returns the deliveries they were
+// answered. It fails the test on an error or a duplicate, and if a group
+// of any committer failed as a whole (as a deadlock between groups makes
+// one) and was accepted one envelope at a time.
+func acceptAtOnce(t *testing.T, committers []*queue.Committer, senders, each int, seed uint64, next func(*rand.Rand) *queue.Envelope) int64 {
+	t.Helper()
+	ctx := context.Background()
 	var wg sync.WaitGroup
-	errs := make(chan error, senders)
 	var deliveries atomic.Int64
+	errs := make(chan error, senders)
 	for w := range senders {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(w), 1))
-			c := committers[w%2]
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(w), seed))
+			c := committers[w%len(committers)]
 			for range each {
-				from, to := accs[rng.IntN(len(accs))], accs[rng.IntN(len(accs))]
-				_, dup, ds, err := c.Accept(ctx, envelope(from, to, devs[from][rng.IntN(3)], "x"), time.Now().Add(time.Hour), time.Now())
+				_, dup, ds, err := c.Accept(ctx, next(rng), time.Now().Add(time.Hour), time.Now())
 				if err != nil || dup {
 					errs <- errors.Join(err, errors.New("accept failed or was a duplicate"))
 					return
 				}
 				deliveries.Add(int64(len(ds)))
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	close(errs)
 	for err := range errs {
 		t.Fatal(err)
 	}
-	if f := committers[0].Failed() + committers[1].Failed(); f != 0 {
+	var f int64
+	for _, c := range committers {
+		f += c.Failed()
+	}
+	if f != 0 {
 		t.Fatalf("%d groups failed and fell back to one transaction per envelope (deadlock?)", f)
 	}
-	if biggest.Load() < 2 {
-		t.Fatalf("no group of more than one envelope formed in %d commits", grouped.Load())
-	}
-	t.Logf("%d commits for %d envelopes, largest group %d", grouped.Load(), senders*each, biggest.Load())
-	total := gaplessRows(t, pool)
-	if total != deliveries.Load() {
-		t.Fatalf("%d queue rows, %d deliveries reported", total, deliveries.Load())
-	}
+	return deliveries.Load()
 }
 
 // An envelope whose client has gone before its group forms is not written;

@@ -279,9 +279,9 @@ func variantStamp(stamp string) tsAccept {
 			return 0, fmt.Errorf("queue.AcceptSQL no longer has one %q step: update the control", from)
 		}
 		var fresh, ts int64
-		var ids []string
+		var ids, tos []string
 		var seqs []int64
-		err := pool.QueryRow(ctx, sql, queue.AcceptArgs(e, time.Now().Add(time.Hour), time.Now())...).Scan(&fresh, &ts, &ids, &seqs)
+		err := pool.QueryRow(ctx, sql, queue.AcceptArgs(e, time.Now().Add(time.Hour), time.Now())...).Scan(&fresh, &ts, &ids, &seqs, &tos)
 		if err == nil && fresh != 1 {
 			err = fmt.Errorf("variant accepted fresh=%d", fresh)
 		}

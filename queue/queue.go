@@ -14,8 +14,10 @@ package queue
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -35,8 +37,21 @@ type Envelope struct {
 	FromAccount  int64
 	FromUsername string
 	FromDevice   string
-	ToAccount    int64
-	ToUsername   string
+	// ToAccount is the recipient of an envelope whose "to" is one
+	// username; its copies all carry ToUsername as "to".
+	ToAccount int64
+	// ToUsername is the "to" as the idempotency record compares it: the
+	// recipient's username, or for a list, the list's ListKey.
+	ToUsername string
+	// Listed makes this the envelope of a "to" list (ADR 0106): it is
+	// queued for the devices of Recipients and of the sender's account,
+	// not ToAccount's, and each copy carries as "to" the username of the
+	// account it is queued for, the sender's on the sender's other
+	// devices.
+	Listed bool
+	// Recipients are the accounts of a list other than the sender's, each
+	// once; it may be empty (a list that names only the sender).
+	Recipients []Recipient
 	// TS is in Unix milliseconds. The caller sets the relay's clock at the
 	// request; Accept replaces it with the ts the envelope was given under
 	// its devices' locks, never earlier (ADR 0085).
@@ -48,10 +63,27 @@ type Envelope struct {
 	Wake bool
 }
 
+// Recipient is an account a list envelope is queued for.
+type Recipient struct {
+	Account  int64
+	Username string
+}
+
+// ListKey is how an idempotency record keeps a "to" list: "list:" and the
+// hex SHA-256 of the list as compact JSON, names in the order sent. A
+// username never holds a ':', so a list never matches a single username,
+// not even a list of that one name; a record takes the same room for any
+// list, and holds no username in the clear (ADR 0106).
+func ListKey(names []string) string {
+	sum := sha256.Sum256([]byte(`["` + strings.Join(names, `","`) + `"]`))
+	return "list:" + hex.EncodeToString(sum[:])
+}
+
 // Delivery is one queue row a fan-out wrote.
 type Delivery struct {
 	DeviceID string
 	Seq      int64
+	To       string // the "to" the row carries
 }
 
 // Item is one queued envelope as a device reads it.
@@ -283,9 +315,9 @@ func PurgeSent(ctx context.Context, pool *pgxpool.Pool, now time.Time) (int64, e
 //
 //   - targets locks the device rows FOR UPDATE in id order: every fan-out
 //     locks in the same order, so two that share devices cannot deadlock,
-//     and a device revoked meanwhile is re-checked after the lock wait and
-//     dropped. A resend, whose idempotency record is already committed,
-//     locks nothing.
+//     whichever accounts each names, and a device revoked meanwhile is
+//     re-checked after the lock wait and dropped. A resend, whose
+//     idempotency record is already committed, locks nothing.
 //   - stamp takes the envelope's ts under those locks (ADR 0085): the
 //     relay's clock at the request, raised above the last ts of every
 //     target device, so that on each of them ts order is seq order, and
@@ -301,28 +333,32 @@ func PurgeSent(ctx context.Context, pool *pgxpool.Pool, now time.Time) (int64, e
 //     is held until commit, so the next envelope for the device cannot
 //     take seq+1 before this one is visible: seq order is commit order
 //     (ADR 0002), and so is ts order.
-//   - queued writes one queue row per device with its new seq.
-//   - contacted makes sender and recipient contacts both ways. The
-//     contacts table belongs to package devices; it is written here so that
+//   - queued writes one queue row per device with its new seq, and the
+//     "to" of its account ($11, paired with $7).
+//   - contacted makes the sender and each other target account contacts
+//     both ways, in one order, so that two first sends between the same
+//     accounts wait for each other instead of deadlocking. The contacts
+//     table belongs to package devices; it is written here so that
 //     accepting stays one statement.
-//   - woken records, on the push subscriptions of the recipient's devices,
-//     the seq of an envelope that should wake them ($13), so that the
-//     decision to push is made from what committed, and a crash after the
-//     commit loses no wake-up (ADR 0087). The table belongs to package
-//     push; only the row of a subscribed device is written.
+//   - woken records, on the push subscriptions of the other accounts'
+//     devices, the seq of an envelope that should wake them ($13), so
+//     that the decision to push is made from what committed, and a crash
+//     after the commit loses no wake-up (ADR 0087). The table belongs to
+//     package push; only the row of a subscribed device is written.
 //
 // It answers with whether the record was new, the ts it was given and the
 // deliveries. Exported so that the benchmark's pgbench reference runs
 // exactly the relay's SQL.
 //
-// Parameters: $1 sender account, $2 envelope id, $3 recipient username,
-// $4 body SHA-256, $5 the relay's clock at the request (Unix ms), $6 record
-// expiry, $7 target accounts, $8 sending device, $9 sender username,
-// $10 body, $11 recipient account, $12 now, $13 whether the envelope wakes
-// the recipient's devices.
+// Parameters: $1 sender account, $2 envelope id, $3 the "to" the record
+// keeps (Envelope.ToUsername), $4 body SHA-256, $5 the relay's clock at
+// the request (Unix ms), $6 record expiry, $7 target accounts, the
+// sender's included, $8 sending device, $9 sender username, $10 body,
+// $11 the "to" of the copies of each target account, in $7's order,
+// $12 now, $13 whether the envelope wakes the other accounts' devices.
 const AcceptSQL = `
 WITH targets AS (
-    SELECT id, last_ts FROM devices
+    SELECT id, account_id, last_ts FROM devices
     WHERE account_id = ANY ($7::bigint[]) AND revoked_at IS NULL AND id <> $8
       AND NOT EXISTS (SELECT 1 FROM sent WHERE account_id = $1 AND envelope_id = $2)
     ORDER BY id
@@ -340,20 +376,25 @@ WITH targets AS (
     RETURNING d.id, d.seq, d.last_ts AS ts
 ), queued AS (
     INSERT INTO queue (device_id, seq, envelope_id, from_username, from_device, to_username, ts, body)
-    SELECT id, seq, $2, $9, $8, $3, ts, $10 FROM bumped
-    RETURNING device_id, seq
+    SELECT b.id, b.seq, $2, $9, $8, n.to_username, b.ts, $10
+    FROM bumped b JOIN targets t ON t.id = b.id
+    JOIN unnest($7::bigint[], $11::text[]) AS n (account_id, to_username) ON n.account_id = t.account_id
+    RETURNING device_id, seq, to_username
 ), contacted AS (
     INSERT INTO contacts (account_id, contact_id, since)
-    SELECT a, b, $12 FROM (VALUES ($1::bigint, $11::bigint), ($11::bigint, $1::bigint)) AS v (a, b)
-    WHERE a <> b AND EXISTS (SELECT 1 FROM remembered)
+    SELECT v.a, v.b, $12 FROM unnest($7::bigint[]) AS o (id)
+    CROSS JOIN LATERAL (VALUES ($1::bigint, o.id), (o.id, $1::bigint)) AS v (a, b)
+    WHERE o.id <> $1 AND EXISTS (SELECT 1 FROM remembered)
+    ORDER BY v.a, v.b
     ON CONFLICT DO NOTHING
 ), woken AS (
     UPDATE push_subscriptions s SET wake_seq = b.seq
-    FROM bumped b JOIN devices d ON d.id = b.id
-    WHERE $13 AND s.device_id = b.id AND d.account_id = $11
+    FROM bumped b JOIN targets t ON t.id = b.id
+    WHERE $13 AND s.device_id = b.id AND t.account_id <> $1
 )
 SELECT (SELECT count(*) FROM remembered), coalesce((SELECT ts FROM remembered), 0),
-    coalesce(array_agg(device_id), '{}'), coalesce(array_agg(seq), '{}') FROM queued`
+    coalesce(array_agg(device_id), '{}'), coalesce(array_agg(seq), '{}'), coalesce(array_agg(to_username), '{}')
+FROM queued`
 
 // Querier is a pool or a transaction.
 type Querier interface {
@@ -361,15 +402,15 @@ type Querier interface {
 }
 
 // Accept stores an accepted envelope with AcceptSQL and makes the sender and
-// recipient contacts. It returns the ts the envelope was given and sets
+// each recipient contacts. It returns the ts the envelope was given and sets
 // e.TS to it. For a resend of the same envelope it returns dup=true and the
 // original ts; the same id with another recipient or body is
 // ErrIDConflict.
 func Accept(ctx context.Context, db Querier, e *Envelope, expires, now time.Time) (ts int64, dup bool, ds []Delivery, err error) {
 	var fresh int64
-	var ids []string
+	var ids, tos []string
 	var seqs []int64
-	err = db.QueryRow(ctx, AcceptSQL, acceptArgs(e, expires, now)...).Scan(&fresh, &ts, &ids, &seqs)
+	err = db.QueryRow(ctx, AcceptSQL, acceptArgs(e, expires, now)...).Scan(&fresh, &ts, &ids, &seqs, &tos)
 	if err != nil {
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "23503" { // foreign_key_violation
@@ -379,7 +420,7 @@ func Accept(ctx context.Context, db Querier, e *Envelope, expires, now time.Time
 	}
 	if fresh == 1 {
 		e.TS = ts
-		return ts, false, deliveries(ids, seqs), nil
+		return ts, false, deliveries(ids, seqs, tos), nil
 	}
 	ts, err = resent(ctx, db, e)
 	return ts, err == nil, nil, err
@@ -388,25 +429,42 @@ func Accept(ctx context.Context, db Querier, e *Envelope, expires, now time.Time
 // acceptArgs are AcceptSQL's parameters for e.
 func acceptArgs(e *Envelope, expires, now time.Time) []any {
 	sum := sha256.Sum256(e.Body)
-	accounts := []int64{e.ToAccount}
-	if e.FromAccount != e.ToAccount {
-		accounts = append(accounts, e.FromAccount)
-	}
+	accounts, tos := e.targets()
 	return []any{e.FromAccount, e.ID, e.ToUsername, sum[:], e.TS, expires,
-		accounts, e.FromDevice, e.FromUsername, e.Body, e.ToAccount, now, e.Wake}
+		accounts, e.FromDevice, e.FromUsername, e.Body, tos, now, e.Wake}
 }
 
-func deliveries(ids []string, seqs []int64) []Delivery {
+// targets are the accounts whose devices get a copy of e, the sender's
+// own last, each once, and the "to" each one's copies carry
+// (docs/protocol.md, "Fan-out").
+func (e *Envelope) targets() (accounts []int64, tos []string) {
+	if !e.Listed {
+		accounts, tos = []int64{e.ToAccount}, []string{e.ToUsername}
+		if e.FromAccount != e.ToAccount {
+			accounts, tos = append(accounts, e.FromAccount), append(tos, e.ToUsername)
+		}
+		return accounts, tos
+	}
+	accounts, tos = make([]int64, 0, len(e.Recipients)+1), make([]string, 0, len(e.Recipients)+1)
+	for _, r := range e.Recipients {
+		if r.Account != e.FromAccount { // each account once: its rows would collide
+			accounts, tos = append(accounts, r.Account), append(tos, r.Username)
+		}
+	}
+	return append(accounts, e.FromAccount), append(tos, e.FromUsername)
+}
+
+func deliveries(ids []string, seqs []int64, tos []string) []Delivery {
 	ds := make([]Delivery, len(ids))
 	for i := range ids {
-		ds[i] = Delivery{DeviceID: ids[i], Seq: seqs[i]}
+		ds[i] = Delivery{DeviceID: ids[i], Seq: seqs[i], To: tos[i]}
 	}
 	return ds
 }
 
 // resent compares e with the idempotency record its id already has and
 // returns the original ts, the one its first acceptance was given, setting
-// e.TS to it; or ErrIDConflict when the recipient or the body differ.
+// e.TS to it; or ErrIDConflict when the "to" or the body differ.
 func resent(ctx context.Context, db Querier, e *Envelope) (int64, error) {
 	ts, found, err := Remembered(ctx, db, e)
 	if err == nil && !found {
@@ -421,9 +479,9 @@ func resent(ctx context.Context, db Querier, e *Envelope) (int64, error) {
 // Remembered looks up the idempotency record of e's id, by e's sender
 // account. found is false when the relay has none (never accepted, or
 // expired); otherwise ts is the original ts, or err is ErrIDConflict when
-// the recipient or the body differ. The relay asks before it refuses an
-// envelope, so that a resend it knows is answered whatever the id's age
-// (ADR 0084).
+// the "to" (ToUsername) or the body differ. The relay asks before it
+// refuses an envelope, so that a resend it knows is answered whatever the
+// id's age (ADR 0084).
 func Remembered(ctx context.Context, db Querier, e *Envelope) (ts int64, found bool, err error) {
 	sum := sha256.Sum256(e.Body)
 	var to string

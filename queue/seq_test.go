@@ -300,9 +300,9 @@ func variantAccept(bumped string, extra func(ctx context.Context, pool *pgxpool.
 			args = append(args, more...)
 		}
 		var fresh, ts int64
-		var ids []string
+		var ids, tos []string
 		var seqs []int64
-		if err := tx.QueryRow(ctx, sql, args...).Scan(&fresh, &ts, &ids, &seqs); err != nil {
+		if err := tx.QueryRow(ctx, sql, args...).Scan(&fresh, &ts, &ids, &seqs, &tos); err != nil {
 			return err
 		}
 		if fresh != 1 || len(ids) != 2 {

@@ -42,6 +42,15 @@ type Config struct {
 	// welcomes that an account sends, to anyone: a bucket of their own, so
 	// that a client's group upkeep never holds up a message (ADR 0105).
 	GroupRatePerMinute int
+	// FanoutRatePerMinute bounds the other accounts that an account's
+	// envelopes name, whatever their kind: each envelope to others takes,
+	// besides its own bucket's token, one token from this bucket per
+	// other account it names, so that a message to a group costs what
+	// its reach is (ADR 0106). Also the burst, and so at least
+	// MaxRecipients, or a list of that many could never pass.
+	FanoutRatePerMinute int
+	// MaxRecipients bounds the usernames of a "to" list (ADR 0106).
+	MaxRecipients int
 
 	// AuthPerMinute bounds logins and registrations per client address,
 	// AuthPerUserPerMinute logins per username. TrustedProxies are the
@@ -130,7 +139,14 @@ func DefaultConfig() Config {
 		// update per chat and device a day, and a commit per device
 		// linked or removed (ADR 0105): 120 a minute is more than a
 		// person's devices make outside a burst of new chats.
-		GroupRatePerMinute:   120,
+		GroupRatePerMinute: 120,
+		// 30 messages a minute to a group of 100 accounts; a person
+		// writing to one account at a time never comes near it
+		// (ADR 0106).
+		FanoutRatePerMinute: 3000,
+		// Groups of people who read each other; one send stays one short
+		// transaction (ADR 0106).
+		MaxRecipients:        envelope.DefaultMaxRecipients,
 		AuthPerMinute:        20,
 		AuthPerUserPerMinute: 10,
 		// Often enough for a client to tell a silent link from a dead one

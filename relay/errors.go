@@ -50,6 +50,7 @@ const (
 	codeBadPushSubscription
 	codeBadQuery
 	codeBadEnvelope
+	codeTooManyRecipients
 	codeBadCommit
 	codeBadWelcome
 	codeBadKeyPackages
@@ -114,6 +115,7 @@ var codes = [numCodes]struct {
 	codeBadPushSubscription: {"bad_push_subscription", http.StatusBadRequest, "a push subscription is {\"endpoint\": an https URL, \"p256dh\" and \"auth\": unpadded base64url keys}"},
 	codeBadQuery:            {"bad_query", http.StatusBadRequest, "the query is not one this endpoint takes; see docs/protocol.md"},
 	codeBadEnvelope:         {"bad_envelope", http.StatusBadRequest, "the envelope is not of the shape POST /api/messages takes"},
+	codeTooManyRecipients:   {"too_many_recipients", http.StatusBadRequest, "a list in \"to\" names more usernames than this relay takes in one envelope"},
 	codeBadCommit:           {"bad_commit", http.StatusBadRequest, "the body of a commit is one MLS message (RFC 9420): version mls10, a public or private message whose content type is commit"},
 	codeBadWelcome:          {"bad_welcome", http.StatusBadRequest, "the body of a welcome is one MLS message (RFC 9420) of version mls10 and wire format mls_welcome"},
 	codeBadKeyPackages:      {"bad_key_packages", http.StatusBadRequest, fmt.Sprintf("key packages are standard base64 of 1 to %d bytes each, at most %d one-time ones per request", keypackages.MaxSize, keypackages.MaxOneTime)},
@@ -212,6 +214,15 @@ func clockSkew(skew *envelope.SkewError) *apiError {
 	return ae
 }
 
+// unknownRecipient names the first username of a "to" list that is no
+// account's (ADR 0106); the message does not, as no message echoes a
+// client's bytes.
+func unknownRecipient(username string) *apiError {
+	ae := codeUnknownRecipient.errorf("a username in the list in \"to\", given as username, is no account's; nothing was sent")
+	ae.extra = map[string]any{"username": username}
+	return ae
+}
+
 func tooManyDevices(max int) *apiError {
 	return codeTooManyDevices.errorf("this account already has %d devices, the most allowed; revoke one it no longer uses first", max)
 }
@@ -262,6 +273,8 @@ func toAPIError(err error, requestID string) *apiError {
 		return clockSkew(skew)
 	case errors.Is(err, envelope.ErrTooLarge):
 		return codeTooLarge.errorf("%s", err.Error())
+	case errors.Is(err, envelope.ErrTooManyRecipients):
+		return codeTooManyRecipients.errorf("%s", err.Error())
 	case errors.Is(err, envelope.ErrBadEnvelope):
 		return codeBadEnvelope.errorf("%s", err.Error())
 	case errors.Is(err, devices.ErrBadPublicKey):

@@ -127,7 +127,7 @@ func FuzzCommitEnvelope(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		env, err := envelope.Parse(data, 0)
+		env, err := envelope.Parse(data, 0, 0)
 		if err != nil {
 			return
 		}
@@ -166,7 +166,7 @@ func FuzzWelcomeEnvelope(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		env, err := envelope.Parse(data, 0)
+		env, err := envelope.Parse(data, 0, 0)
 		if err != nil {
 			return
 		}

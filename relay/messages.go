@@ -7,13 +7,12 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"relay/devices"
 	"relay/envelope"
 	"relay/queue"
 )
 
 // POST /api/messages: an envelope sent, checked in the order of
-// docs/protocol.md, then stored for every device of its recipient.
+// docs/protocol.md, then stored for every device of its recipients.
 
 // POST /api/messages. The checks run in the order docs/protocol.md gives,
 // and a request that fails one changes nothing: no queue row, no contact,
@@ -23,8 +22,8 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, in *checked) error
 	// 1. session and 2. X-Device, in the same query, and the body's
 	// bound: the route's preamble (routes.go)
 	acc, dev := in.account, in.device
-	// 3. shape
-	env, err := envelope.Parse(in.body, s.cfg.MaxBody)
+	// 3. shape, a "to" list's length included (ADR 0106)
+	env, err := envelope.Parse(in.body, s.cfg.MaxBody, s.cfg.MaxRecipients)
 	if err != nil {
 		return err
 	}
@@ -44,63 +43,42 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, in *checked) error
 	if err := envelope.CheckSkew(env.ID, now, s.cfg.Skew); err != nil {
 		return s.unlessKnown(w, r, in, &env, err)
 	}
-	// 6. rate limit: the token is given back below unless the envelope is
-	// stored. Envelopes to the sender's own account have a bucket of their
-	// own, so that reading (read records, ADR 0015) never holds up a reply
-	// (ADR 0035). acc comes from the session, and usernames have one
-	// spelling, so no one reaches another account through this bucket.
-	// Receipts to others have a third bucket, so that reading a busy chat
-	// never holds up the next message either (ADR 0051). MLS commits and
-	// welcomes, to anyone, have a fourth, so that a client's group upkeep
-	// never holds up a message (ADR 0105); check 3 has checked that their
-	// bodies are framed as such, which bounds what a client passing a
-	// message for one gains to this bucket.
-	limits := s.limits
-	switch {
-	case env.Commit || env.Welcome:
-		limits = s.groupLimits
-	case env.To == acc.Username:
-		limits = s.selfLimits
-	case env.Receipt:
-		limits = s.receiptLimits
-	}
-	res, retry := limits.reserve(acc.ID, now)
-	if res == nil {
-		return s.unlessKnown(w, r, in, &env, rateLimited(retry))
+	// 6. rate limit (fanout.go): the tokens are given back below unless
+	// the envelope is stored.
+	spent, err := s.spend(acc, &env, now)
+	if err != nil {
+		return s.unlessKnown(w, r, in, &env, err)
 	}
 	stored := false
 	defer func() {
 		if !stored {
-			res.CancelAt(now)
+			spent.giveBack(now)
 		}
 	}()
 	// 7. Origin
 	if err := in.origin(); err != nil {
 		return err
 	}
-	// 8. recipient
-	to, err := s.accounts.Lookup(ctx, env.To)
-	if errors.Is(err, devices.ErrUnknownAccount) {
-		return s.unlessKnown(w, r, in, &env, errUnknownRecipient)
-	} else if err != nil {
-		return err // a deleted recipient is account_deleted
-	}
-
+	// 8. recipients (fanout.go)
 	qe := &queue.Envelope{
 		ID: env.ID.String(), FromAccount: acc.ID, FromUsername: acc.Username, FromDevice: dev,
-		ToAccount: to.ID, ToUsername: to.Username, TS: now.UnixMilli(), Body: env.Body,
-		// Only the recipient's devices may need waking by a message;
-		// envelopes to oneself (read positions, ADR 0035) and receipts
-		// (ADR 0051) never push. The accept records it (ADR 0087).
-		Wake: to.ID != acc.ID && !env.Receipt,
+		TS: now.UnixMilli(), Body: env.Body,
 	}
+	deleted, err := s.address(ctx, acc, &env, qe)
+	var refused *apiError
+	if errors.As(err, &refused) {
+		return s.unlessKnown(w, r, in, &env, refused)
+	} else if err != nil {
+		return err
+	}
+
 	// 9. idempotency: a resend that passed the checks above, or that
 	// races its first attempt, is recognised by the accept (ADR 0003)
 	// 10. a commit's epoch, in the accept's transaction (commits.go)
 	expires := recordExpiry(env.ID, now, s.cfg.Skew, s.cfg.DedupWindow)
 	ts, dup, deliveries, err := s.accept(ctx, qe, commit, expires, now)
 	if errors.Is(err, queue.ErrAccountGone) {
-		// The sender or the recipient was deleted after the checks above;
+		// The sender or a recipient was deleted after the checks above;
 		// nothing was stored. Which one decides the answer.
 		if _, serr := s.session(r); serr != nil {
 			return serr
@@ -110,7 +88,9 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, in *checked) error
 	if err != nil {
 		return err
 	}
+	answer := map[string]any{"id": qe.ID, "ts": ts}
 	if dup {
+		// Answered as its record: what was deleted since is not said.
 		s.metrics.duplicates.Inc()
 	} else {
 		s.metrics.accepted.Inc()
@@ -120,8 +100,11 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, in *checked) error
 			// Push now rather than at the next sweep; never blocks.
 			s.pusher.Signal(deviceIDs(deliveries))
 		}
+		if len(deleted) > 0 {
+			answer["deleted"] = deleted
+		}
 	}
-	writeJSON(w, http.StatusAccepted, map[string]any{"id": qe.ID, "ts": ts})
+	writeJSON(w, http.StatusAccepted, answer)
 	return nil
 }
 
@@ -146,7 +129,7 @@ func recordExpiry(id ulid.ULID, now time.Time, skew, window time.Duration) time.
 // 0084). A failed lookup is the answer, never the refusal: a client told
 // clock_skew would renew the id and could send the message twice.
 func (s *Server) unlessKnown(w http.ResponseWriter, r *http.Request, in *checked, env *envelope.Envelope, refusal error) error {
-	key := &queue.Envelope{ID: env.ID.String(), FromAccount: in.account.ID, ToUsername: env.To, Body: env.Body}
+	key := &queue.Envelope{ID: env.ID.String(), FromAccount: in.account.ID, ToUsername: recordTo(env), Body: env.Body}
 	ts, found, err := queue.Remembered(r.Context(), s.pool, key)
 	if !found {
 		if err != nil {

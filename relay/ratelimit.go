@@ -33,6 +33,12 @@ func newBucketsPer[K comparable](n int, period time.Duration) *buckets[K] {
 // seconds to wait when none is left; otherwise the reservation, which the
 // caller may cancel to give the token back.
 func (l *buckets[K]) reserve(key K, now time.Time) (*rate.Reservation, int) {
+	return l.reserveN(key, now, 1)
+}
+
+// reserveN is reserve for n tokens at once, all or none; the wait is until
+// the bucket holds n. n must not exceed the burst, or the wait never ends.
+func (l *buckets[K]) reserveN(key K, now time.Time, n int) (*rate.Reservation, int) {
 	l.mu.Lock()
 	b := l.m[key]
 	if b == nil {
@@ -40,7 +46,7 @@ func (l *buckets[K]) reserve(key K, now time.Time) (*rate.Reservation, int) {
 		l.m[key] = b
 	}
 	l.mu.Unlock()
-	r := b.ReserveN(now, 1)
+	r := b.ReserveN(now, n)
 	if d := r.DelayFrom(now); d > 0 {
 		r.CancelAt(now)
 		return nil, int(math.Ceil(d.Seconds()))

@@ -48,6 +48,7 @@ type Server struct {
 	selfLimits    *buckets[int64]  // envelopes per account to itself (ADR 0035)
 	receiptLimits *buckets[int64]  // receipts per account to others (ADR 0051)
 	groupLimits   *buckets[int64]  // MLS commits and welcomes per account (ADR 0105)
+	fanoutLimits  *buckets[int64]  // other accounts named per account, on top of the above (ADR 0106)
 	authLimits    *buckets[string] // logins and registrations per client address
 	userLimits    *buckets[string] // logins per username
 	// recoveryLimits are fetches of the recovery blob per account
@@ -96,6 +97,8 @@ func New(cfg Config) (*Server, error) {
 	orDefault(&cfg.SelfRatePerMinute, d.SelfRatePerMinute)
 	orDefault(&cfg.ReceiptRatePerMinute, d.ReceiptRatePerMinute)
 	orDefault(&cfg.GroupRatePerMinute, d.GroupRatePerMinute)
+	orDefault(&cfg.FanoutRatePerMinute, d.FanoutRatePerMinute)
+	orDefault(&cfg.MaxRecipients, d.MaxRecipients)
 	orDefault(&cfg.AuthPerMinute, d.AuthPerMinute)
 	orDefault(&cfg.AuthPerUserPerMinute, d.AuthPerUserPerMinute)
 	orDefault(&cfg.PingInterval, d.PingInterval)
@@ -124,6 +127,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxBody < 1 || cfg.MaxBody > envelope.MaxBody {
 		return nil, fmt.Errorf("relay: the body limit must be between 1 and %d bytes", envelope.MaxBody)
+	}
+	if cfg.FanoutRatePerMinute < cfg.MaxRecipients {
+		// The bucket's burst is its rate: a list of the most names allowed
+		// would need more tokens than the bucket ever holds.
+		return nil, fmt.Errorf("relay: the fan-out rate (%d) must be at least the most recipients of a list (%d)", cfg.FanoutRatePerMinute, cfg.MaxRecipients)
 	}
 	base, err := url.Parse(cfg.BaseURL)
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
@@ -160,6 +168,7 @@ func New(cfg Config) (*Server, error) {
 		selfLimits:    newBuckets[int64](cfg.SelfRatePerMinute),
 		receiptLimits: newBuckets[int64](cfg.ReceiptRatePerMinute),
 		groupLimits:   newBuckets[int64](cfg.GroupRatePerMinute),
+		fanoutLimits:  newBuckets[int64](cfg.FanoutRatePerMinute),
 		authLimits:    newBuckets[string](cfg.AuthPerMinute),
 		userLimits:    newBuckets[string](cfg.AuthPerUserPerMinute),
 		// Ten an hour is plenty for a person restoring a browser or two;
@@ -315,6 +324,7 @@ func (s *Server) housekeeping(ctx context.Context) {
 	s.selfLimits.sweep(s.now())
 	s.receiptLimits.sweep(s.now())
 	s.groupLimits.sweep(s.now())
+	s.fanoutLimits.sweep(s.now())
 	s.authLimits.sweep(s.now())
 	s.userLimits.sweep(s.now())
 	s.recoveryLimits.sweep(s.now())

@@ -37,6 +37,9 @@ type Error struct {
 	// GroupEpoch is epoch_ahead's: the group's epoch on the relay, the
 	// latest a GroupInfo may be stored for.
 	GroupEpoch uint64
+	// Username is unknown_recipient's for a list: the first name in it
+	// that is no account's.
+	Username string
 }
 
 func (e *Error) Error() string {
@@ -166,13 +169,14 @@ func readError(resp *http.Response) error {
 		Epoch      string `json:"epoch"`
 		Current    uint64 `json:"currentEpoch"`
 		Group      uint64 `json:"groupEpoch"`
+		Username   string `json:"username"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&body); err != nil {
 		e.Code, e.Message = "http_error", resp.Status
 		return e
 	}
 	e.Code, e.Message, e.ServerTime, e.Head, e.Epoch = body.Error, body.Message, body.ServerTime, body.Head, body.Epoch
-	e.CurrentEpoch, e.GroupEpoch = body.Current, body.Group
+	e.CurrentEpoch, e.GroupEpoch, e.Username = body.Current, body.Group, body.Username
 	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
 		e.RetryAfter = time.Duration(s) * time.Second
 	}
@@ -338,6 +342,30 @@ func (c *Client) SendWelcome(ctx context.Context, id, to string, body []byte) (A
 	err := c.Do(ctx, http.MethodPost, "/api/messages", map[string]string{
 		"id": id, "to": to, "body": base64.StdEncoding.EncodeToString(body), "kind": "welcome",
 	}, &a)
+	return a, err
+}
+
+// SentTo is the answer to a send to a list of accounts: Deleted names
+// the listed accounts that were deleted, which the envelope skipped
+// (empty when none was, and in the answer to a resend).
+type SentTo struct {
+	Accepted
+	Deleted []string `json:"deleted"`
+}
+
+// SendTo posts one envelope to a list of accounts, a group's members
+// (docs/protocol.md, "POST /api/messages"; ADR 0106): the relay queues a
+// copy for every device of each, and for c's account's other devices.
+// kind is "" for a message, or "receipt", "commit" or "welcome". The
+// list's order is part of the envelope: a resend must list the names in
+// the same order.
+func (c *Client) SendTo(ctx context.Context, id string, to []string, body []byte, kind string) (SentTo, error) {
+	req := map[string]any{"id": id, "to": to, "body": base64.StdEncoding.EncodeToString(body)}
+	if kind != "" {
+		req["kind"] = kind
+	}
+	var a SentTo
+	err := c.Do(ctx, http.MethodPost, "/api/messages", req, &a)
 	return a, err
 }
 

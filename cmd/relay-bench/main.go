@@ -350,7 +350,7 @@ type instance struct {
 // until it says where it listens.
 func (b *bench) startInstance() (*instance, error) {
 	args := []string{"--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--rate", "1000000000", "--receipt-rate", "1000000000",
-		"--group-rate", "1000000000",
+		"--group-rate", "1000000000", "--fanout-rate", "1000000000",
 		"--auth-rate", "1000000000", "--auth-rate-user", "1000000000", "--max-devices", "1000000", "--log-level", "error"}
 	if b.o.profile && b.cmd == nil {
 		args = append(args, "--debug-listen", "127.0.0.1:6061")
@@ -614,7 +614,8 @@ func pgbenchScript() string {
 	ts := "(extract(epoch from now()) * 1000)::bigint"
 	body := "decode(repeat('ab', 1024), 'hex')"
 	args := []string{":from_account", ":eid", ":to_username", "sha256(" + body + ")", ts, "now() + interval '6 minutes'",
-		"ARRAY[:to_account, :from_account]::bigint[]", ":from_device", ":from_username", body, ":to_account", "now()"}
+		"ARRAY[:to_account, :from_account]::bigint[]", ":from_device", ":from_username", body,
+		"ARRAY[:to_username, :to_username]::text[]", "now()"}
 	args = append(args, "true") // $13: a message to another account wakes its devices
 	for i := len(args); i >= 1; i-- {
 		sql = strings.ReplaceAll(sql, "$"+strconv.Itoa(i), args[i-1])

@@ -106,6 +106,9 @@ func TestNewFlagsValidated(t *testing.T) {
 		{[]string{"--max-group", "0"}, "--max-group must be at least 1, not 0"},
 		{[]string{"--self-rate", "0"}, "--self-rate must be at least 1, not 0"},
 		{[]string{"--group-rate", "0"}, "--group-rate must be at least 1, not 0"},
+		{[]string{"--max-recipients", "0"}, "--max-recipients must be at least 1, not 0"},
+		{[]string{"--fanout-rate", "255"}, "--fanout-rate must be at least 256, not 255"},
+		{[]string{"--max-recipients", "10", "--fanout-rate", "9"}, "--fanout-rate must be at least 10, not 9"},
 		{[]string{"--deleted-name-hold", "59s"}, "--deleted-name-hold must be at least 1m0s, not 59s"},
 		{[]string{"--dedup-window", "0s"}, "--dedup-window must be at least 1m0s, not 0s"},
 	} {
@@ -115,13 +118,14 @@ func TestNewFlagsValidated(t *testing.T) {
 	}
 	o, err := parseFlags("serve", []string{"--header-timeout", "2s", "--body-timeout", "3s", "--stream-write-timeout", "4s",
 		"--purge-interval", "5m", "--revoked-keep", "6h", "--commit-workers", "3", "--max-group", "8", "--self-rate", "9", "--deleted-name-hold", "7h",
-		"--dedup-window", "36h", "--group-rate", "11"}, io.Discard)
+		"--dedup-window", "36h", "--group-rate", "11", "--max-recipients", "12", "--fanout-rate", "13"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.headerTimeout != 2*time.Second || o.bodyTimeout != 3*time.Second || o.streamWriteTimeout != 4*time.Second ||
 		o.purgeInterval != 5*time.Minute || o.revokedKeep != 6*time.Hour || o.commitWorkers != 3 || o.maxGroup != 8 || o.selfRate != 9 ||
-		o.nameHold != 7*time.Hour || o.dedupWindow != 36*time.Hour || o.groupRate != 11 {
+		o.nameHold != 7*time.Hour || o.dedupWindow != 36*time.Hour || o.groupRate != 11 ||
+		o.maxRcpt != 12 || o.fanoutRate != 13 {
 		t.Fatalf("parsed %+v", o)
 	}
 }

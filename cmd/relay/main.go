@@ -77,6 +77,8 @@ type options struct {
 	selfRate     int
 	receiptRate  int
 	groupRate    int
+	fanoutRate   int
+	maxRcpt      int // --max-recipients
 	pingInterval time.Duration
 	maxBody      int
 	logLevel     string
@@ -218,6 +220,8 @@ func parseFlags(cmd string, args []string, stdout io.Writer) (*options, error) {
 	bind(fs, fs.IntVar, &o.selfRate, "self-rate", "RELAY_SELF_RATE", d.SelfRatePerMinute, "envelopes per minute per account to itself (read positions, notes to self), also the burst")
 	bind(fs, fs.IntVar, &o.receiptRate, "receipt-rate", "RELAY_RECEIPT_RATE", d.ReceiptRatePerMinute, "envelopes marked as receipts per minute per account to other accounts, also the burst")
 	bind(fs, fs.IntVar, &o.groupRate, "group-rate", "RELAY_GROUP_RATE", d.GroupRatePerMinute, "envelopes marked as MLS commits or welcomes per minute per account, to anyone, also the burst")
+	bind(fs, fs.IntVar, &o.fanoutRate, "fanout-rate", "RELAY_FANOUT_RATE", d.FanoutRatePerMinute, "other accounts named by an account's envelopes per minute, each envelope to others taking one per account it names besides its own bucket's token; also the burst, at least --max-recipients")
+	bind(fs, fs.IntVar, &o.maxRcpt, "max-recipients", "RELAY_MAX_RECIPIENTS", d.MaxRecipients, "most usernames in the list of one envelope's \"to\" (a group's members)")
 	bind(fs, fs.IntVar, &o.authRate, "auth-rate", "RELAY_AUTH_RATE", d.AuthPerMinute, "logins and registrations per minute per client address, also the burst")
 	bind(fs, fs.IntVar, &o.authUserRate, "auth-rate-user", "RELAY_AUTH_RATE_USER", d.AuthPerUserPerMinute, "logins per minute per username, also the burst")
 	bind(fs, fs.IntVar, &o.maxDevices, "max-devices", "RELAY_MAX_DEVICES", d.MaxDevices, "live devices per account")
@@ -288,6 +292,9 @@ func parseFlags(cmd string, args []string, stdout io.Writer) (*options, error) {
 		{"--self-rate", int64(o.selfRate), 1},
 		{"--receipt-rate", int64(o.receiptRate), 1},
 		{"--group-rate", int64(o.groupRate), 1},
+		{"--max-recipients", int64(o.maxRcpt), 1},
+		// Its burst is its rate: a list of the most names allowed must fit.
+		{"--fanout-rate", int64(o.fanoutRate), int64(o.maxRcpt)},
 		{"--auth-rate", int64(o.authRate), 1},
 		{"--auth-rate-user", int64(o.authUserRate), 1},
 		{"--max-devices", int64(o.maxDevices), 1},
@@ -424,7 +431,8 @@ func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger
 	trusted, _ := parsePrefixes(o.trusted) // checked with the flags
 	srv, err := relay.New(relay.Config{
 		Pool: pool, Logger: log, BaseURL: base, Origins: origins,
-		RatePerMinute: o.rate, SelfRatePerMinute: o.selfRate, ReceiptRatePerMinute: o.receiptRate, GroupRatePerMinute: o.groupRate, PingInterval: o.pingInterval, MaxBody: o.maxBody,
+		RatePerMinute: o.rate, SelfRatePerMinute: o.selfRate, ReceiptRatePerMinute: o.receiptRate, GroupRatePerMinute: o.groupRate,
+		FanoutRatePerMinute: o.fanoutRate, MaxRecipients: o.maxRcpt, PingInterval: o.pingInterval, MaxBody: o.maxBody,
 		DisableNotify: !o.notify, CatchUp: o.catchUp,
 		MaxDevices: o.maxDevices, QueueMaxAge: o.queueAge, QueueMaxBytes: o.queueBytes,
 		PurgeInterval: o.purgeInterval, RevokedKeep: o.revokedKeep, DeletedNameHold: o.nameHold, DedupWindow: o.dedupWindow,

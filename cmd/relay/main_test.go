@@ -214,7 +214,7 @@ func TestMigrateCommand(t *testing.T) {
 
 func TestHelpAndMissingDatabase(t *testing.T) {
 	out, _ := exec.Command(binary, "--help").CombinedOutput()
-	for _, want := range []string{"--listen", "RELAY_LISTEN", "--database-url", "DATABASE_URL", "--origin", "--rate", "--self-rate", "RELAY_SELF_RATE", "--group-rate", "RELAY_GROUP_RATE", "--ping-interval", "--max-body", "relay migrate"} {
+	for _, want := range []string{"--listen", "RELAY_LISTEN", "--database-url", "DATABASE_URL", "--origin", "--rate", "--self-rate", "RELAY_SELF_RATE", "--group-rate", "RELAY_GROUP_RATE", "--fanout-rate", "RELAY_FANOUT_RATE", "--max-recipients", "RELAY_MAX_RECIPIENTS", "--ping-interval", "--max-body", "relay migrate"} {
 		if !strings.Contains(string(out), strings.TrimPrefix(want, "-")) {
 			t.Errorf("--help lacks %s:\n%s", want, out)
 		}
