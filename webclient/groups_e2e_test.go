@@ -135,6 +135,29 @@ func TestGroupChat(t *testing.T) {
 		t.Fatal("no envelope named both bob and carol: the group's messages were not sent once to all")
 	}
 
+	// Receipts: both read alice's message, on both of her devices (the
+	// phone counts the members from the group), with the names in its info.
+	for _, tb := range []*tab{laptop, phone} {
+		tb.waitFor("read by all", `[...document.querySelectorAll('#messages .msg.out')].some((e) => e.querySelector('.text').textContent === 'hello family' && e.querySelector('.status')?.textContent.includes('read by all'))`)
+	}
+	laptop.menuAction("hello family", "info-btn")
+	laptop.waitFor("the message's info", `document.getElementById('info-read')?.textContent === 'Read by: bob, carol' && document.getElementById('info-none').textContent === 'Not yet: none'`)
+	laptop.do(chromedp.Click(chromedp.ID("msg-info-close")))
+
+	// A mention: carol's list marks the chat, her bubble is highlighted;
+	// alice's is not.
+	eval[chromedp.Void](carol, `location.hash = '#/chats'`)
+	bob.send("@carol look here")
+	carol.waitFor("the mention in the list", `document.querySelector('#chat-list .chat-item[data-user=`+js(chat)+`] .mention-badge')`)
+	laptop.waitMessage("@carol look here")
+	if eval[bool](laptop, `[...document.querySelectorAll('#messages .msg.mentioned')].length > 0`) {
+		t.Fatal("alice's bubble is highlighted for carol's mention")
+	}
+	carol.openChat(chat)
+	carol.waitFor("carol's bubble highlighted", `[...document.querySelectorAll('#messages .msg.mentioned')].some((e) => e.querySelector('.text').textContent === '@carol look here')`)
+	eval[chromedp.Void](carol, `location.hash = '#/chats'`)
+	carol.waitFor("the mention read", `document.querySelector('#chat-list .chat-item[data-user=`+js(chat)+`]') && !document.querySelector('#chat-list .chat-item[data-user=`+js(chat)+`] .mention-badge')`)
+
 	// The info panel lists the members, the admin marked.
 	bob.openChat(chat)
 	bob.do(chromedp.Click(chromedp.ID("safety-btn")))

@@ -29,6 +29,9 @@ const (
 	TypeReaction = "reaction"
 	TypeReceipt  = "receipt"
 	TypeRead     = "read"
+	// TypeLeave asks a group chat's members to remove its sender's
+	// account; it has no fields.
+	TypeLeave = "leave"
 	// TypeUnknown is the Type of a record of a type this client does not
 	// know; its Name is the type the record gives.
 	TypeUnknown = "unknown"
@@ -57,6 +60,7 @@ const (
 //	receipt:  Status, IDs
 //	read:     Chat, UpTo, Sort (when HasSort), V, Base (nil when not
 //	          given), IDs (nil when not given, empty when given empty)
+//	leave:    nothing
 //	unknown:  Name
 //
 // Its author, id and chat are not in it: they come from the envelope. A
@@ -256,6 +260,7 @@ func ParseRecord(b []byte) (Record, error) {
 				return bad("ids")
 			}
 		}
+	case TypeLeave:
 	default:
 		return Record{Type: TypeUnknown, Name: r.Type}, ErrUnknownType
 	}

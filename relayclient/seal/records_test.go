@@ -93,6 +93,10 @@ func normal(r Record) json.RawMessage {
 			Type   string `json:"type"`
 			Target string `json:"target"`
 		}{r.Type, r.Target}
+	case TypeLeave:
+		v = struct {
+			Type string `json:"type"`
+		}{r.Type}
 	case TypeReaction:
 		v = struct {
 			Type   string `json:"type"`
@@ -191,6 +195,7 @@ func generateRecords(t testing.TB, ab, aa []byte) recordVectors {
 		{"a delivery receipt of one id", `{"type":"receipt","status":"delivered","ids":["` + id1 + `"]}`, Record{Type: TypeReceipt, Status: StatusDelivered, IDs: []string{id1}}},
 		{"a read receipt of 100 ids", rec(ReceiptRecord(StatusRead, vectorIDs(100, 100))), Record{Type: TypeReceipt, Status: StatusRead, IDs: vectorIDs(100, 100)}},
 		{"a read position", `{"type":"read","chat":"bob","upTo":"` + id2 + `","sort":1767225600123,"v":2}`, Record{Type: TypeRead, Chat: "bob", UpTo: id2, Sort: 1767225600123, HasSort: true, V: 2}},
+		{"a leave, whose fields are none", `{"type":"leave","extra":1}`, Record{Type: TypeLeave}},
 		{"a read position of an older client: no sort, no v", `{"type":"read","chat":"bob","upTo":"` + id2 + `"}`, Record{Type: TypeRead, Chat: "bob", UpTo: id2}},
 		{"sort and v that are not non-negative safe integers count as not given", `{"type":"read","chat":"bob","upTo":"` + id2 + `","sort":-1,"v":1.5}`, Record{Type: TypeRead, Chat: "bob", UpTo: id2}},
 		{"sort above 2^53-1 is not given, v as a string is 0", `{"type":"read","chat":"bob","upTo":"` + id2 + `","sort":9007199254740992,"v":"3"}`, Record{Type: TypeRead, Chat: "bob", UpTo: id2}},

@@ -78,16 +78,17 @@ export function placeRows(list, rows) {
 // ask shows a modal <dialog> and resolves to the value of the button
 // pressed, or null on Esc or Cancel. Focus goes to Cancel, so that Enter
 // never confirms something destructive by accident. id names the dialog
-// (its title is id-title); cancelId, if given, is Cancel's id.
+// (its title is id-title); cancelId, if given, is Cancel's id, and
+// cancelLabel its words (Close, for a dialog that only tells).
 /**
- * @param {{id: string, title: string, body: Node[], cancelId?: string,
+ * @param {{id: string, title: string, body: Node[], cancelId?: string, cancelLabel?: string,
  *   actions: {id?: string, class?: string, label: string, value: string}[]}} o
  * @returns {Promise<string | null>}
  */
-export function ask({ id, title, body, actions, cancelId }) {
+export function ask({ id, title, body, actions, cancelId, cancelLabel = 'Cancel' }) {
   return new Promise((resolve) => {
     const dlg = el('dialog', { id, 'aria-labelledby': id + '-title' });
-    const cancel = el('button', { type: 'button', id: cancelId, class: 'dialog-cancel', onclick: () => dlg.close('') }, 'Cancel');
+    const cancel = el('button', { type: 'button', id: cancelId, class: 'dialog-cancel', onclick: () => dlg.close('') }, cancelLabel);
     dlg.append(el('h2', { id: id + '-title' }, title), ...body,
       el('p', { class: 'dialog-actions' }, cancel, ...actions.map((a) => el('button', {
         type: 'button', id: a.id, class: a.class, onclick: () => dlg.close(a.value),

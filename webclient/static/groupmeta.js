@@ -163,6 +163,17 @@ export function changeText(ch, me) {
 }
 
 /**
+ * mentions says whether text mentions username as @username (not inside
+ * a longer name or an address).
+ * @param {string} text
+ * @param {string} username
+ */
+export function mentions(text, username) {
+  if (typeof text !== 'string' || !username) return false;
+  return new RegExp(`(^|[^a-z0-9_@.])@${username}(?![a-z0-9_])`, 'i').test(text);
+}
+
+/**
  * initials are a chat's avatar: the first letters of its name's first
  * two words, or the first letter of a name of one word.
  * @param {string} name

@@ -16,7 +16,7 @@ import { refreshKey } from './contacts.js';
 import { parseRecord } from './records.js';
 import { flushReceipts } from './receipts.js';
 import * as mlschat from './mlschat.js';
-import { isGroup, changeText } from './groupmeta.js';
+import { isGroup, changeText, mentions } from './groupmeta.js';
 import * as groupchat from './groupchat.js';
 import { onBatch, isCurrent, currentSource, opened, setConn, openStream, ackWritten } from './stream.js';
 
@@ -135,8 +135,15 @@ async function decrypt(env, b = null) {
   if (o) {
     // A group chat's envelope is its group's chat, whatever its `to`.
     if ('chat' in o) base.chat = o.chat;
+    if ('to' in o) base.to = o.to;
     if ('event' in o) return { kind: 'message', msg: { ...base, dir: o.event.by === me.username ? 'out' : 'in', status: 'sent', text: null, event: o.event, line: changeText(o.event, me.username), title: o.title } };
-    if ('record' in o) return interpret(o.record, base, self && !isGroup(o.chat));
+    if ('record' in o) {
+      const r = interpret(o.record, base, self && !isGroup(o.chat));
+      // A group chat's message that names this account: highlighted, and
+      // counted in the chat list.
+      if (r.kind === 'message' && isGroup(r.msg.chat) && r.msg.dir === 'in' && mentions(r.msg.text, me.username)) r.msg.mention = true;
+      return r;
+    }
     if ('skip' in o) return { kind: 'skip' };
     return { kind: 'message', msg: { ...base, text: null, body: env.body, undecryptable: true } };
   }

@@ -121,7 +121,7 @@ export async function sealNow(chat, id, record) {
  * @param {{id: string, from: string, fromDevice: string, to: string, ts?: number, seq?: number}} env
  * @param {Uint8Array} body
  * @param {import('./mlsbatch.js').Batch} b
- * @returns {Promise<null | {record: any, chat: string} | {event: import('./groupmeta.js').Change, chat: string, title?: string} | {skip: true} | {undecryptable: true}>}
+ * @returns {Promise<null | {record: any, chat: string, to?: string[]} | {event: import('./groupmeta.js').Change, chat: string, title?: string} | {skip: true} | {undecryptable: true}>}
  */
 export async function open(env, body, b) {
   if (!looksMLS(body)) return null;
@@ -207,6 +207,9 @@ export async function open(env, body, b) {
   }
   b.ids.add(env.id);
   await b.speaker(chat, env.fromDevice);
+  // A group chat's message went to its members but its sender: their
+  // receipts are counted against them (read by 3 of 5).
+  if (isGroup(chat)) return { record, chat, to: accountsOf(m.groupInfo(g.group)).filter((a) => a !== env.from) };
   return { record, chat };
 }
 

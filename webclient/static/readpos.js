@@ -54,6 +54,14 @@ export function countUnread(msgs, ch) {
   return msgs.filter((m) => isUnread(m, ch)).length;
 }
 
+// recount sets ch's unread count and how many of those mention this
+// account (in a group chat, by @username).
+export function recount(ch, msgs) {
+  const unread = msgs.filter((m) => isUnread(m, ch));
+  ch.unread = unread.length;
+  ch.mentions = unread.filter((m) => m.mention).length;
+}
+
 // arrive counts a message just stored in ch (new, or opened after it
 // waited): behind the read position it is late, so unread until seen,
 // unless another device of the account saw it already.
@@ -71,6 +79,7 @@ export function arrive(ch, m) {
     ch.late = [...(ch.late || []), m.id].slice(-MAX_LATE);
   }
   ch.unread = (ch.unread || 0) + 1;
+  if (m.mention) ch.mentions = (ch.mentions || 0) + 1;
 }
 
 // see decides what seeing the messages ids changes in ch: the position
@@ -97,7 +106,7 @@ export function setSeen(ch, msgs, { pos, lateSeen }) {
   if (pos) ch.read = pos;
   if (lateSeen.length) ch.late = (ch.late || []).filter((id) => !lateSeen.includes(id));
   delete ch.readUpTo;
-  ch.unread = countUnread(msgs, ch);
+  recount(ch, msgs);
   return !!pos || lateSeen.length > 0;
 }
 
@@ -112,7 +121,7 @@ export function unreadFrom(ch, msgs, pos, now = Date.now()) {
   ch.read = { sort: pos.sort, id: pos.id, v: Math.max(cur.v + 1, now), base };
   delete ch.readUpTo;
   dropCovered(ch, msgs);
-  ch.unread = countUnread(msgs, ch);
+  recount(ch, msgs);
 }
 
 // applyRead applies a read record of another device of the account, r
@@ -139,7 +148,7 @@ export function applyRead(ch, msgs, r) {
     else if (!marked(m) && ch.late) ch.late = ch.late.filter((x) => x !== id);
   }
   dropCovered(ch, msgs);
-  ch.unread = countUnread(msgs, ch);
+  recount(ch, msgs);
   return JSON.stringify([ch.read, ch.late, ch.readAhead, ch.readThere]) !== before;
 }
 

@@ -61,11 +61,11 @@ async function sendAll() {
   let wait = 0;
   try {
     const all = await store.receiptsToSend();
-    for (const [chat, q] of Object.entries(all)) {
+    for (const [key, q] of Object.entries(all)) {
       for (const status of ['read', 'delivered']) {
         const ids = q[status].slice(0, MAX_IDS);
         if (!ids.length) continue;
-        wait = await sendOne(chat, status, ids);
+        wait = await sendOne(key, status, ids);
         if (wait) return;
       }
     }
@@ -84,22 +84,25 @@ async function sendAll() {
   }
 }
 
-// sendOne sends one receipt and returns 0, or how long to wait before
-// the next pass.
-async function sendOne(chat, status, ids) {
+// sendOne sends one receipt of the queue key (a chat, or a group chat
+// and an author: storerows.js receiptKey) and returns 0, or how long to
+// wait before the next pass. A group chat's receipt is sealed in its group
+// and goes to the author alone.
+async function sendOne(key, status, ids) {
   const me = account.me();
   const id = ulid();
+  const [chat, author] = key.split(' ');
   try {
     const record = JSON.stringify({ type: 'receipt', status, ids });
     let body = await mlschat.sealNow(chat, id, record);
     if (!body) {
-      const { key } = await account.convKey(chat);
-      body = await c.seal(key, c.randomIV(), id, me, chat, record);
+      const { key: k } = await account.convKey(chat);
+      body = await c.seal(k, c.randomIV(), id, me, chat, record);
     }
-    await api.sendReceipt(id, chat, c.b64encode(body));
+    await api.sendReceipt(id, author ? [author] : chat, c.b64encode(body));
     sentCount++;
     backoff = 3000;
-    await store.receiptsSent(chat, status, ids);
+    await store.receiptsSent(key, status, ids);
     return 0;
   } catch (e) {
     if (!(e instanceof api.ApiError)) {
@@ -115,7 +118,7 @@ async function sendOne(chat, status, ids) {
     if (e.code === 'unauthenticated' || e.code === 'device_forbidden') return 0;
     // Refused for good (the account is gone): these receipts never will be.
     console.warn('sync: a receipt was refused', e.code);
-    await store.receiptsSent(chat, status, ids);
+    await store.receiptsSent(key, status, ids);
     return 0;
   }
 }

@@ -155,9 +155,18 @@ export function apply(target, rec, ctx) {
       return 'applied';
     }
     case 'receipt': {
+      const rank = { sent: 0, delivered: 1, read: 2 };
+      // In a group chat, from a member about this account's own message:
+      // each member's is kept (read by 3 of 5).
+      if (ctx.chat.startsWith('g:')) {
+        if (ctx.author === ctx.me || target.from !== ctx.me) return 'forged';
+        const by = target.receipts || {};
+        if (rank[rec.status] <= rank[by[ctx.author] || 'sent']) return 'stale';
+        target.receipts = { ...by, [ctx.author]: rec.status };
+        return 'applied';
+      }
       // From the other person only, about this account's own messages.
       if (ctx.author === ctx.me || target.from !== ctx.me || ctx.chat !== ctx.author) return 'forged';
-      const rank = { sent: 0, delivered: 1, read: 2 };
       if (rank[rec.status] <= rank[target.tick || 'sent']) return 'stale';
       target.tick = rec.status;
       return 'applied';

@@ -105,6 +105,8 @@ function chatItem(c, unsent) {
       el('span', { class: 'chat-line' },
         el('span', { class: 'preview-line', title: c.preview || null }, who && c.preview ? el('span', { class: 'you' }, who) : null, el('span', { class: 'preview' }, c.preview || '')),
         marker,
+        c.mentions ? el('span', { class: 'mention-badge', title: 'You are mentioned' }, '@') : null,
+        c.mentions ? el('span', { class: 'sr-only' }, ' you are mentioned,') : null,
         c.unread ? el('span', { class: 'unread' }, String(c.unread)) : null,
         c.unread ? el('span', { class: 'sr-only' }, c.unread === 1 ? ' unread message' : ' unread messages') : null)));
 }
@@ -182,7 +184,7 @@ export function renderListPane(d, { chats, unsent }) {
   const focusedUser = focused ? focused.dataset.user : null;
   placeRows(d.list, chats.map((c) => ({
     key: c.username,
-    sig: JSON.stringify([c.lastTs, c.preview, c.lastOut, c.lastFrom, c.title, c.unread, unsent[c.username], c.username === ui.openChat, today]),
+    sig: JSON.stringify([c.lastTs, c.preview, c.lastOut, c.lastFrom, c.title, c.unread, c.mentions, unsent[c.username], c.username === ui.openChat, today]),
     make: () => chatItem(c, unsent[c.username]),
   })));
   placeChatStop(d.list);

@@ -85,11 +85,44 @@ function tickOf(m, showRead) {
   if (m.status === 'failed') return 'not sent';
   if (m.status !== 'sent') return '';
   if (m.chat === m.from) return 'sent';
+  if (isGroup(m.chat)) return groupTick(m, showRead).key;
   if (m.tick === 'read') return showRead ? 'read' : 'delivered';
   return m.tick === 'delivered' ? 'delivered' : 'sent';
 }
 
 const tickMarks = { sent: '✓ ', delivered: '✓✓ ', read: '✓✓ ' };
+
+/**
+ * receiptsOf sorts the members a group chat's message was sent to by
+ * what their receipts say: read, delivered (not read), and neither.
+ * @param {any} m
+ */
+export function receiptsOf(m) {
+  const to = Array.isArray(m.to) ? m.to : [];
+  const by = m.receipts || {};
+  return {
+    to,
+    read: to.filter((u) => by[u] === 'read'),
+    delivered: to.filter((u) => by[u] === 'delivered'),
+    none: to.filter((u) => !by[u]),
+  };
+}
+
+/**
+ * groupTick is what a group chat's own message shows: read by some of
+ * its members (if this device shows read receipts), else delivered to
+ * some, else sent; key is the mark's kind, text its words.
+ * @param {any} m
+ * @param {boolean} showRead
+ */
+function groupTick(m, showRead) {
+  const r = receiptsOf(m);
+  const n = r.to.length;
+  const delivered = r.delivered.length + r.read.length;
+  if (showRead && r.read.length) return { key: 'read', text: r.read.length === n ? 'read by all' : `read by ${r.read.length} of ${n}` };
+  if (delivered) return { key: 'delivered', text: delivered === n ? 'delivered to all' : `delivered to ${delivered} of ${n}` };
+  return { key: 'sent', text: 'sent' };
+}
 
 // markQueued notes on each message waiting behind another that waits (for
 // the rate limit, or for the relay) what it waits for: a chat sends in its
@@ -116,12 +149,13 @@ function cancellable(m) {
 }
 
 function messageNode(m, ctx) {
-  const cls = ['msg', m.dir, m.status === 'failed' ? 'failed' : '', m.undecryptable ? 'undecryptable' : '', m.waiting ? 'waiting' : '', m.deleted ? 'deleted' : '', m.unknown ? 'unknown' : ''].filter(Boolean).join(' ');
+  const cls = ['msg', m.dir, m.mention ? 'mentioned' : '', m.status === 'failed' ? 'failed' : '', m.undecryptable ? 'undecryptable' : '', m.waiting ? 'waiting' : '', m.deleted ? 'deleted' : '', m.unknown ? 'unknown' : ''].filter(Boolean).join(' ');
   const waiting = m.status === 'pending' && m.error && m.error.code === 'rate_limited' && m.error.until;
   // A message that waits for the relay says so once, in the ink colour:
   // never "sending…" next to a red error.
   const held = m.status === 'pending' && m.error && !waiting;
   const shownTick = m.dir === 'out' ? tickOf(m, ctx.showRead) : '';
+  const tickText = shownTick && m.status === 'sent' && isGroup(m.chat) ? groupTick(m, ctx.showRead).text : shownTick;
   const node = el('li', { class: cls, 'data-id': m.id, 'data-status': m.status, 'data-tick': shownTick || null, tabindex: '-1' });
   // In a group chat, each message from another says whose it is.
   if (m.dir === 'in' && isGroup(m.chat)) node.append(el('span', { class: 'sender' }, m.from));
@@ -138,7 +172,7 @@ function messageNode(m, ctx) {
   const edited = !m.deleted && (m.edited || m.pending.some((r) => r.kind === 'edit'));
   node.append(el('span', { class: 'meta' }, el('time', { datetime: new Date(m.ts).toISOString(), title: time.full(m.ts) }, time.clock(m.ts)),
     edited ? el('span', { class: 'edited' }, ' · edited') : null,
-    shownTick ? ' · ' : '', shownTick ? el('span', { class: 'status' }, tickMarks[shownTick] ? el('span', { 'aria-hidden': 'true' }, tickMarks[shownTick]) : null, shownTick) : null));
+    shownTick ? ' · ' : '', shownTick ? el('span', { class: 'status' }, tickMarks[shownTick] ? el('span', { 'aria-hidden': 'true' }, tickMarks[shownTick]) : null, tickText) : null));
   if (waiting) {
     // role=timer: read on request, not announced every second.
     node.append(el('span', { class: 'wait', role: 'timer', 'data-until': m.error.until }, waitText(m.error.until)));
@@ -238,6 +272,7 @@ function menuButton(m, ctx) {
         return el('button', { type: 'button', class: 'react-pick', 'aria-label': `React with ${e}`, 'aria-pressed': String(mine), onclick: () => { close(false); reactTo(m, e, !mine, ctx); } }, e);
       })));
       items.push(item('Reply', 'reply-btn', () => ctx.reply(m)));
+      if (own && m.status === 'sent' && isGroup(m.chat)) items.push(item('Info', 'info-btn', () => messageInfo(m, ctx)));
       if (own && m.status === 'sent') {
         items.push(item('Edit', 'edit-btn', () => ctx.edit(m)));
         items.push(item('Delete for everyone', 'delete-all-btn', () => deleteEveryone(m)));
@@ -261,6 +296,22 @@ function menuButton(m, ctx) {
   });
   wrap.append(btn);
   return wrap;
+}
+
+// messageInfo shows who of a group chat's members read one's message,
+// who has it delivered, and who has neither yet.
+async function messageInfo(m, ctx) {
+  const r = receiptsOf(m);
+  const line = (label, list, id) => el('p', { id }, el('strong', {}, label + ': '), list.length ? list.join(', ') : 'none');
+  await ask({
+    id: 'msg-info', title: 'Message info', cancelId: 'msg-info-close', cancelLabel: 'Close', actions: [],
+    body: [
+      ctx.showRead ? line('Read by', r.read, 'info-read') : null,
+      line('Delivered to', ctx.showRead ? r.delivered : [...r.read, ...r.delivered], 'info-delivered'),
+      line('Not yet', r.none, 'info-none'),
+      ctx.showRead ? null : el('p', { class: 'muted' }, 'Read receipts are off on this device: who read it is not shown.'),
+    ].filter(Boolean),
+  });
 }
 
 // menuKey moves the focus between the buttons of an open menu: Down and
@@ -335,7 +386,7 @@ export function chatRows(shown, ctx) {
       continue;
     }
     const quote = m.replyTo ? quoteOf(m.replyTo, ctx.byId) : null;
-    const sig = JSON.stringify([m.text, m.ts, m.status, m.error, m.queuedBehind, cancellable(m), m.undecryptable, m.waiting, m.status === 'failed' && retryable(m.chat), m.deleted, m.edited, m.reactions, m.tick, ctx.showRead, quote,
+    const sig = JSON.stringify([m.text, m.ts, m.status, m.error, m.queuedBehind, cancellable(m), m.undecryptable, m.waiting, m.status === 'failed' && retryable(m.chat), m.deleted, m.edited, m.reactions, m.tick, m.receipts, m.mention, ctx.showRead, quote,
       m.pending.map((r) => [r.id, r.status, r.error])]);
     rows.push({ key: 'msg:' + m.id, msg: m, sig, make: () => messageNode(m, ctx) });
   }

@@ -5,7 +5,7 @@
 import { ulidTime } from './ulid.js';
 import { arrive, applyRead } from './readpos.js';
 import { tx, req, done, chatMessages, dropKeyPackages } from './storedb.js';
-import { previewOf, queueReceipts, applyRecord, chatCache } from './storerows.js';
+import { previewOf, queueReceipts, receiptKey, applyRecord, chatCache } from './storerows.js';
 
 // countIgnored counts records not applied, within the meta transaction.
 async function countIgnored(meta, why, n) {
@@ -56,7 +56,7 @@ export async function storeBatch(results, cursor, notice, me, groups = { puts: [
   const cs = t.objectStore('chats');
   const meta = t.objectStore('meta');
   const { chatOf, putChats } = chatCache(cs);
-  const delivered = new Map(); // chat -> ids to send a delivery receipt for
+  const delivered = new Map(); // receipt key -> {chat, author, ids} to send a delivery receipt for
   const ignored = { forged: 0, invalid: 0 };
   const forged = [];
   for (const r of results) {
@@ -69,7 +69,11 @@ export async function storeBatch(results, cursor, notice, me, groups = { puts: [
       ms.put(m);
       addToChat(await chatOf(m.chat), m, pub);
       changed.add(m.chat);
-      if (deliverable(m, me)) delivered.set(m.chat, [...(delivered.get(m.chat) || []), m.id]);
+      if (deliverable(m, me)) {
+        const k = receiptKey(m.chat, m.from);
+        if (!delivered.has(k)) delivered.set(k, { chat: m.chat, author: m.from, ids: [] });
+        delivered.get(k).ids.push(m.id);
+      }
     } else if (r.kind === 'record') {
       const outcome = await applyRecord(ms, chatOf, r.rec, { key: r.key, author: r.author, chat: r.chat, me }, changed);
       if (outcome === 'forged') {
@@ -90,7 +94,7 @@ export async function storeBatch(results, cursor, notice, me, groups = { puts: [
     }
   }
   putChats();
-  for (const [chat, ids] of delivered) await queueReceipts(meta, chat, 'delivered', ids);
+  for (const { chat, author, ids } of delivered.values()) await queueReceipts(meta, chat, 'delivered', ids, author);
   await countIgnored(meta, 'forged', ignored.forged);
   await countIgnored(meta, 'invalid', ignored.invalid);
   for (const k of groups.deletes) meta.delete(k);
@@ -152,7 +156,7 @@ async function replaceRows(results, me, still) {
     delete msg.pub;
     ms.put(msg);
     addToChat(await chatOf(msg.chat), msg, pub);
-    if (deliverable(msg, me)) await queueReceipts(meta, msg.chat, 'delivered', [msg.id]);
+    if (deliverable(msg, me)) await queueReceipts(meta, msg.chat, 'delivered', [msg.id], msg.from);
   }
   putChats();
   await countIgnored(meta, 'forged', forged);

@@ -2,9 +2,10 @@
 // key and its verification, the read position and the read records and
 // receipts the relay accepted, and "delete for me".
 
-import { isUnread, countUnread, see, setSeen, unreadFrom, recordOf } from './readpos.js';
+import { isUnread, recount, see, setSeen, unreadFrom, recordOf } from './readpos.js';
 import { tx, req, done, newChat, chatMessages } from './storedb.js';
 import { refreshPreview, queueReceipts } from './storerows.js';
+import { isGroup } from './groupmeta.js';
 
 function sameBytes(a, b) {
   if (a.length !== b.length) return false;
@@ -98,9 +99,12 @@ async function moveReadPosition(username, decide, receipts = false) {
       out[username] = recordOf(username, ch, out[username], lateSeen);
       meta.put({ k: 'reads', v: out });
       const p = { readReceipts: true, ...(((await req(meta.get('prefs'))) || {}).v || {}) };
-      const ids = msgs.filter((m) => before.has(m.id) && !isUnread(m, ch) && m.from === username && !m.undecryptable).map((m) => m.id);
-      if (receipts && p.readReceipts && ids.length) {
-        await queueReceipts(meta, username, 'read', ids);
+      // In a group chat, each author's messages are acknowledged to them.
+      const read = msgs.filter((m) => before.has(m.id) && !isUnread(m, ch) && !m.undecryptable && !m.event && (isGroup(username) ? m.dir === 'in' : m.from === username));
+      const byAuthor = new Map();
+      for (const m of read) byAuthor.set(m.from, [...(byAuthor.get(m.from) || []), m.id]);
+      if (receipts && p.readReceipts && byAuthor.size) {
+        for (const [author, ids] of byAuthor) await queueReceipts(meta, username, 'read', ids, author);
         receipted = true;
       }
     }
@@ -173,7 +177,7 @@ export async function hideMessage(id) {
     if (ch) {
       const msgs = (await chatMessages(ms, m.chat)).map((x) => (x.id === id ? m : x));
       refreshPreview(ch, msgs);
-      ch.unread = countUnread(msgs, ch);
+      recount(ch, msgs);
       cs.put(ch);
     }
   }

@@ -4,7 +4,7 @@
 // opens no transaction itself.
 
 import * as records from './records.js';
-import { countUnread } from './readpos.js';
+import { recount } from './readpos.js';
 import { isGroup } from './groupmeta.js';
 import { req, newChat, chatMessages } from './storedb.js';
 
@@ -26,18 +26,27 @@ export function refreshPreview(ch, msgs) {
   ch.preview = last ? previewOf(last) : '';
 }
 
+// receiptKey is where the receipts of a message from author in chat
+// wait: the chat's, or in a group chat the chat's and author's (a
+// receipt goes to the message's author alone), as "<chat> <author>".
+export function receiptKey(chat, author) {
+  return isGroup(chat) ? chat + ' ' + author : chat;
+}
+
 // queueReceipts adds message ids to the receipts to send to chat's other
-// person, within the meta transaction t. A read receipt stands for
-// delivery too: its ids leave the delivered list.
-export async function queueReceipts(meta, chat, status, ids) {
-  if (!ids.length || isGroup(chat)) return;
+// person (a group chat's: to author, whose messages they all are), within
+// the meta transaction t. A read receipt stands for delivery too: its ids
+// leave the delivered list.
+export async function queueReceipts(meta, chat, status, ids, author = chat) {
+  if (!ids.length) return;
+  const key = receiptKey(chat, author);
   const all = ((await req(meta.get('receipts'))) || { v: {} }).v;
-  const q = all[chat] || { delivered: [], read: [] };
+  const q = all[key] || { delivered: [], read: [] };
   const add = new Set(ids);
   if (status === 'read') q.delivered = q.delivered.filter((id) => !add.has(id));
   const have = new Set(q[status]);
   for (const id of ids) if (!have.has(id)) q[status].push(id);
-  all[chat] = q;
+  all[key] = q;
   meta.put({ k: 'receipts', v: all });
 }
 
@@ -61,7 +70,7 @@ export async function applyRecord(ms, chatOf, rec, ctx, changed) {
       const ch = await chatOf(ctx.chat);
       const msgs = (await chatMessages(ms, ctx.chat)).map((m) => (m.id === target.id ? target : m));
       refreshPreview(ch, msgs);
-      if (rec.type === 'delete') ch.unread = countUnread(msgs, ch);
+      if (rec.type === 'delete') recount(ch, msgs);
     }
   }
   return outcome;
