@@ -311,3 +311,36 @@ func TestGroupMembership(t *testing.T) {
 		t.Fatalf("alice's phone shows %q, want %q", got, want)
 	}
 }
+
+// TestGroupMemberDeleted: carol deletes her account. alice's next message
+// to the group is accepted for bob alone (the relay names carol as
+// deleted), and alice's device removes carol from the group: every
+// remaining device says that carol deleted her account and left, and
+// carol is no longer a member on any of them.
+func TestGroupMemberDeleted(t *testing.T) {
+	r := startRelay(t)
+	_, alice := r.newProfile(t)
+	alice.register("alice")
+	_, bob := r.newProfile(t)
+	bob.register("bob")
+	_, carol := r.newProfile(t)
+	carol.register("carol")
+	for _, tb := range []*tab{alice, bob, carol} {
+		r.waitKeyPackages("before the group", tb.deviceID(), 20, 1)
+	}
+	chat := makeGroup(alice, "Book club", "bob, carol")
+	waitGroup(bob, "Book club")
+	waitGroup(carol, "Book club")
+
+	deleteInSettings(carol)
+	carol.waitFor("carol's account deleted", deletedNotice)
+
+	alice.send("anyone still here?")
+	bob.openChat(chat)
+	bob.waitMessage("anyone still here?")
+	const line = `[...document.querySelectorAll('#messages .event')].some((e) => e.textContent === 'carol deleted their account and left the group.')`
+	for _, tb := range []*tab{alice, bob} {
+		tb.waitFor("the line of carol's deletion", line)
+		tb.waitFor("carol out of the group", `import('/groupchat.js').then((g) => g.info(`+js(chat)+`)).then((i) => i && !i.accounts.includes('carol') && i.accounts.length === 2)`)
+	}
+}

@@ -15,7 +15,7 @@ import { ulid } from './ulid.js';
 import * as election from './election.js';
 import { mls, locked, claim, accountsOf, members, recipients, describe, device, today, keepNew, finish, listKey, groupKey, sendingGroup, commitChange } from './mlsgroups.js';
 import { checkName, encodeMeta, parseMeta, chatOfGroup, isGroup, names, MAX_MEMBERS } from './groupmeta.js';
-import { sendLeave } from './outbox.js';
+import { sendLeave, deletedMembers } from './outbox.js';
 
 export { isGroup } from './groupmeta.js';
 
@@ -227,10 +227,13 @@ export async function add(chat, usernames) {
   if (!want.length) throw new GroupError('no_members', 'Name at least one person to add, by their username.');
   const wrong = want.find((u) => !USERNAME.test(u));
   if (wrong) throw new GroupError('bad_username', `\u201c${wrong}\u201d is not a username: a username is 3 to 32 characters, a\u2013z, 0\u20139 and _.`);
+  /** @type {string[]} */
+  let added = [];
   await change(chat, async (m, group, meta) => {
     mustAdmin(meta, 'add members');
     const have = accountsOf(m.groupInfo(group));
     const fresh = want.filter((u) => !have.includes(u));
+    added = fresh;
     if (!fresh.length) return null;
     if (have.length + fresh.length > MAX_MEMBERS) throw new GroupError('too_many', `A group has at most ${MAX_MEMBERS} members.`);
     const packages = [];
@@ -247,6 +250,14 @@ export async function add(chat, usernames) {
     }
     if (missing.length) throw new GroupError('no_devices', `${names(missing, account.me())} cannot join a group yet: no device of theirs has opened this version of relay. Ask them to open relay once, then try again.`);
     return m.changeMembers(group, packages.map((k) => k.keyPackage), []);
+  });
+  // Someone who left, was deleted or removed before comes back with no
+  // role and no mark: the record forgets them, in a commit of its own.
+  await change(chat, async (m, group, meta) => {
+    const back = added.filter((u) => (meta.left || []).includes(u) || (meta.gone || []).includes(u) || meta.admins.includes(u));
+    if (!back.length) return null;
+    const drop = (/** @type {string[] | undefined} */ l) => (l || []).filter((u) => !back.includes(u));
+    return m.changeMembers(group, [], [], encodeMeta({ ...meta, admins: drop(meta.admins), left: drop(meta.left), gone: drop(meta.gone) }));
   });
 }
 
@@ -383,21 +394,46 @@ export function onLeave(chat, leaver) {
  * @param {string} leaver
  */
 async function removeLeaver(chat, leaver) {
-  // First the record: the leaver among those who left, and an admin
-  // named if the leaver was the last; then, in a commit of its own
-  // (mls.js changeMembers), the removal, whose line says "left".
+  await removeMarked(chat, [leaver], 'left');
+}
+
+/**
+ * removeMarked removes accounts from a group that left it (why 'left') or
+ * were deleted ('gone'): first the record, which names them so (and
+ * names an admin if the last one goes), then, in a commit of its own
+ * (mls.js changeMembers), the removal, whose line says so.
+ * @param {string} chat
+ * @param {string[]} users
+ * @param {'left' | 'gone'} why
+ */
+async function removeMarked(chat, users, why) {
   await change(chat, async (m, group, meta) => {
     const accounts = accountsOf(m.groupInfo(group));
-    if (!accounts.includes(leaver)) return null;
-    const rest = accounts.filter((a) => a !== leaver);
-    let admins = meta.admins.filter((a) => a !== leaver && rest.includes(a));
-    if (!admins.length && rest.length) admins = [rest[0]];
-    const left = [...new Set([...(meta.left || []), leaver])].sort();
-    if (left.length === (meta.left || []).length && admins.join() === meta.admins.filter((a) => a !== leaver).join()) return null;
-    return m.changeMembers(group, [], [], encodeMeta({ ...meta, admins: [...new Set([...admins, ...meta.admins.filter((a) => a === leaver)])], left }));
+    const out = users.filter((u) => accounts.includes(u));
+    if (!out.length) return null;
+    const rest = accounts.filter((a) => !out.includes(a));
+    const kept = meta.admins.filter((a) => rest.includes(a));
+    const named = kept.length || !rest.length ? [] : [rest[0]];
+    const list = meta[why] || [];
+    const marked = [...new Set([...list, ...out])].sort();
+    if (marked.length === list.length && !named.length) return null;
+    return m.changeMembers(group, [], [], encodeMeta({ ...meta, admins: [...meta.admins, ...named], [why]: marked }));
   });
   await change(chat, async (m, group) => {
-    const leaves = members(m.groupInfo(group)).filter((x) => x.username === leaver).map((x) => x.leaf);
+    const leaves = members(m.groupInfo(group)).filter((x) => x.username !== null && users.includes(x.username)).map((x) => x.leaf);
     return leaves.length ? m.changeMembers(group, [], leaves) : null;
   });
 }
+
+/**
+ * onDeleted removes from a group chat the accounts the relay said were
+ * deleted when it accepted an envelope to it: the members see them go.
+ * @param {string} chat
+ * @param {string[]} users
+ */
+export function onDeleted(chat, users) {
+  removeMarked(chat, users, 'gone').catch((e) => {
+    if (!(e instanceof GroupError)) console.warn('groupchat: removing a deleted account failed', e instanceof Error ? e.name : '');
+  });
+}
+deletedMembers(onDeleted);

@@ -46,9 +46,9 @@ export function checkName(name) {
 
 /**
  * A group's record: its name, its admins (usernames, sorted), who made
- * it, and the accounts that asked to leave which the commit that set it
- * removed (its line says they left).
- * @typedef {{name: string, admins: string[], creator: string, left?: string[]}} Meta
+ * it, the accounts that asked to leave and those that were deleted (a
+ * commit that removes one of them says it left, or was deleted).
+ * @typedef {{name: string, admins: string[], creator: string, left?: string[], gone?: string[]}} Meta
  */
 
 /**
@@ -59,6 +59,7 @@ export function checkName(name) {
 export function encodeMeta(meta) {
   const r = { v: 1, name: meta.name.trim(), admins: [...new Set(meta.admins)].sort(), creator: meta.creator };
   if (meta.left && meta.left.length) r.left = [...new Set(meta.left)].sort();
+  if (meta.gone && meta.gone.length) r.gone = [...new Set(meta.gone)].sort();
   return te.encode(JSON.stringify(r));
 }
 
@@ -81,9 +82,10 @@ export function parseMeta(bytes) {
   if (!Array.isArray(r.admins) || r.admins.length > MAX_MEMBERS || !r.admins.every((a) => typeof a === 'string' && USERNAME.test(a))) return null;
   if (typeof r.creator !== 'string' || !USERNAME.test(r.creator)) return null;
   const out = { name: r.name, admins: [...new Set(r.admins)].sort(), creator: r.creator };
-  if (r.left !== undefined) {
-    if (!Array.isArray(r.left) || r.left.length > MAX_MEMBERS || !r.left.every((a) => typeof a === 'string' && USERNAME.test(a))) return null;
-    out.left = [...new Set(r.left)].sort();
+  for (const k of /** @type {const} */ (['left', 'gone'])) {
+    if (r[k] === undefined) continue;
+    if (!Array.isArray(r[k]) || r[k].length > MAX_MEMBERS || !r[k].every((a) => typeof a === 'string' && USERNAME.test(a))) return null;
+    out[k] = [...new Set(r[k])].sort();
   }
   return out;
 }
@@ -91,10 +93,11 @@ export function parseMeta(bytes) {
 /**
  * A change of a group, as a line in its chat: who made it, the accounts
  * it added and removed, its new name, and the admins it named and
- * unnamed; left: the removed accounts that had asked to leave. joined:
+ * unnamed; left: the removed accounts that had asked to leave; gone:
+ * those whose account was deleted. joined:
  * this device's account was added by it (the line of a welcome);
  * created: it made the group.
- * @typedef {{by: string, added: string[], removed: string[], name?: string, admins: string[], unadmins: string[], joined?: boolean, created?: boolean, left?: string[]}} Change
+ * @typedef {{by: string, added: string[], removed: string[], name?: string, admins: string[], unadmins: string[], joined?: boolean, created?: boolean, left?: string[], gone?: string[]}} Change
  */
 
 /**
@@ -119,6 +122,8 @@ export function changeOf(by, before, after) {
   const ch = { by, added, removed, admins, unadmins };
   const left = after.meta && after.meta.left ? removed.filter((a) => after.meta.left.includes(a)) : [];
   if (left.length) ch.left = left;
+  const gone = after.meta && after.meta.gone ? removed.filter((a) => after.meta.gone.includes(a) && !left.includes(a)) : [];
+  if (gone.length) ch.gone = gone;
   if (after.meta && (!before.meta || before.meta.name !== after.meta.name)) ch.name = after.meta.name;
   if (!added.length && !removed.length && !admins.length && !unadmins.length && ch.name === undefined) return null;
   return ch;
@@ -149,8 +154,10 @@ export function changeText(ch, me) {
     parts.push(`${who} made the group \u201c${ch.name}\u201d` + (others.length ? ` with ${names(others, me)}` : ''));
   } else {
     const left = ch.left || [];
-    const removed = ch.removed.filter((a) => !left.includes(a));
+    const gone = ch.gone || [];
+    const removed = ch.removed.filter((a) => !left.includes(a) && !gone.includes(a));
     if (left.length) parts.push(`${names(left, me).replace(/^you/, 'You')} left the group`);
+    if (gone.length) parts.push(`${names(gone, me)} deleted ${gone.length > 1 ? 'their accounts' : 'their account'} and left the group`);
     if (ch.added.length) parts.push(`${who} added ${names(ch.added, me)}`);
     if (removed.length) parts.push(`${who} removed ${names(removed, me)}`);
     if (ch.name !== undefined) parts.push(`${who} renamed the group \u201c${ch.name}\u201d`);

@@ -72,6 +72,19 @@ async function sendRecord(chat, kind, rec) {
   return m.id;
 }
 
+// onDeleted is told of the accounts of a group chat that the relay said
+// were deleted when it accepted a message to it (groupchat.js removes
+// them from the group).
+let onDeleted = (/** @type {string} */ _chat, /** @type {string[]} */ _users) => {};
+
+/**
+ * deletedMembers sets who is told of a group chat's deleted members.
+ * @param {(chat: string, users: string[]) => void} fn
+ */
+export function deletedMembers(fn) {
+  onDeleted = fn;
+}
+
 // sendLeave puts a group chat's leave record in its outbox: the members
 // remove this account when it reaches them (groupchat.js).
 export function sendLeave(chat) {
@@ -271,6 +284,7 @@ async function attempt(m, freshOnly = false) {
     // A group chat's message goes to its members as they were when it was
     // sealed: a retry sends the very same envelope.
     const res = await api.send(m.id, m.to || m.chat, m.body);
+    if (Array.isArray(res.deleted) && res.deleted.length) onDeleted(m.chat, res.deleted);
     if (m.kind) await store.recordSent(m, res.ts, account.me());
     else await store.markSent(m, res.ts);
     changed(m.chat);
