@@ -344,3 +344,90 @@ func TestGroupMemberDeleted(t *testing.T) {
 		tb.waitFor("carol out of the group", `import('/groupchat.js').then((g) => g.info(`+js(chat)+`)).then((i) => i && !i.accounts.includes('carol') && i.accounts.length === 2)`)
 	}
 }
+
+// accountsIn is a condition: tb's group chat has exactly these accounts.
+func accountsIn(chat string, want ...string) string {
+	return `import('/groupchat.js').then((g) => g.info(` + js(chat) + `)).then((i) => !!i && i.accounts.join(',') === ` + js(strings.Join(want, ",")) + `)`
+}
+
+// TestGroupConcurrentChanges: two admins add at once (alice adds dave
+// while bob adds erin: one commit wins the epoch, the other is made again
+// on it), then alice removes carol while carol sends a message. Every
+// device ends with the same members, and the devices that were in the
+// group all along show the same lines and messages in the same order,
+// each once; carol's message, sealed before her removal, is on all of
+// them.
+func TestGroupConcurrentChanges(t *testing.T) {
+	r := startRelay(t)
+	tabs := map[string]*tab{}
+	for _, u := range []string{"alice", "bob", "carol", "dave", "erin"} {
+		_, tb := r.newProfile(t)
+		tb.register(u)
+		tabs[u] = tb
+	}
+	for _, tb := range tabs {
+		r.waitKeyPackages("before the group", tb.deviceID(), 20, 1)
+	}
+	alice, bob, carol := tabs["alice"], tabs["bob"], tabs["carol"]
+	chat := makeGroup(alice, "Crowd", "bob, carol")
+	eval[chromedp.Void](alice, `import('/groupchat.js').then((g) => g.setAdmin(`+js(chat)+`, 'bob', true))`)
+	bob.waitFor("bob an admin", `import('/groupchat.js').then((g) => g.info(`+js(chat)+`)).then((i) => !!i && i.admin)`)
+
+	// Two admins add at once.
+	eval[chromedp.Void](alice, `import('/groupchat.js').then((g) => { window.__add = g.add(`+js(chat)+`, ['dave']).then(() => 'ok', (e) => e.message); })`)
+	eval[chromedp.Void](bob, `import('/groupchat.js').then((g) => { window.__add = g.add(`+js(chat)+`, ['erin']).then(() => 'ok', (e) => e.message); })`)
+	for _, tb := range []*tab{alice, bob} {
+		if got := eval[string](tb, `window.__add`); got != "ok" {
+			t.Fatalf("an add failed: %s", got)
+		}
+	}
+	all := []string{"alice", "bob", "carol", "dave", "erin"}
+	for name, tb := range tabs {
+		waitGroup(tb, "Crowd")
+		tb.waitFor(name+" sees all five", accountsIn(chat, all...))
+	}
+
+	// A removal races a message.
+	for _, tb := range tabs {
+		tb.openChat(chat)
+	}
+	eval[chromedp.Void](carol, `import('/sync.js').then((s) => s.sendText(`+js(chat)+`, 'carol racing'))`)
+	eval[chromedp.Void](alice, `import('/groupchat.js').then((g) => { window.__rm = g.remove(`+js(chat)+`, 'carol').then(() => 'ok', (e) => e.message); })`)
+	if got := eval[string](alice, `window.__rm`); got != "ok" {
+		t.Fatalf("the removal failed: %s", got)
+	}
+	rest := []string{"alice", "bob", "dave", "erin"}
+	for _, u := range rest {
+		tabs[u].waitFor(u+" without carol", accountsIn(chat, rest...))
+		tabs[u].waitMessage("carol racing")
+	}
+	alice.send("settled")
+	for _, u := range rest {
+		tabs[u].waitMessage("settled")
+		tabs[u].waitFor(u+" settled", outboxSettled)
+	}
+	// The same rows, by id, in the same order: bob was in it all along;
+	// dave and erin show alice's chat from their joining on (after the
+	// line of their own welcome, which only they have).
+	idsOf := func(tb *tab) []string {
+		return eval[[]string](tb, `[...document.querySelectorAll('#messages .event, #messages .msg')].map((e) => e.dataset.id)`)
+	}
+	want := linesAndTexts(alice)
+	wantIDs := idsOf(alice)
+	if got := idsOf(bob); !slices.Equal(got, wantIDs) {
+		t.Fatalf("bob shows the rows %q, alice %q", got, wantIDs)
+	}
+	for _, u := range []string{"dave", "erin"} {
+		got := idsOf(tabs[u])
+		if len(got) < 2 || len(got)-1 > len(wantIDs) || !slices.Equal(got[1:], wantIDs[len(wantIDs)-len(got)+1:]) {
+			t.Fatalf("%s shows the rows %q, alice %q", u, got, wantIDs)
+		}
+	}
+	seen := map[string]bool{}
+	for _, x := range want {
+		if !strings.HasPrefix(x, "| ") && seen[x] {
+			t.Fatalf("alice shows %q twice", x)
+		}
+		seen[x] = true
+	}
+}

@@ -161,9 +161,11 @@ export async function open(env, body, b) {
   const epoch = g ? Number(m.groupInfo(g.group).epoch) : -1;
   if (Number(h.epoch) > epoch) {
     if (!b.behind.has(gid)) b.behind.set(gid, { chat, gid, epoch });
-    if (g || h.contentType !== 'application') return unreadable;
+    if (g) return unreadable;
     // Not in the group: kept until the welcome that adds this device (or
-    // its rejoin) says whether it was for it.
+    // its rejoin) says whether it was for it. A commit too: one made
+    // between the commit that adds this device and its welcome is of the
+    // epoch the welcome starts at, and is applied after it.
     await b.park(gid, keptForm(env, body));
     return { skip: true };
   }
