@@ -431,3 +431,46 @@ func TestGroupConcurrentChanges(t *testing.T) {
 		seen[x] = true
 	}
 }
+
+// TestGroupCommitBeforeWelcome: alice adds dave, and her welcome to him
+// is held on its way; meanwhile bob, who applied her commit, renames the
+// group. dave's queue brings bob's commit before the welcome: dave keeps
+// it until he joins, then applies it, and ends in the group as everyone
+// else, with its new name. (Dropped as a commit of a group he was not
+// in, dave would stay an epoch behind, under the old name, for good.)
+func TestGroupCommitBeforeWelcome(t *testing.T) {
+	var log sentLog
+	r := startWrapped(t, log.wrap)
+	tabs := map[string]*tab{}
+	for _, u := range []string{"alice", "bob", "dave"} {
+		_, tb := r.newProfile(t)
+		tb.register(u)
+		tabs[u] = tb
+	}
+	for _, tb := range tabs {
+		r.waitKeyPackages("before the group", tb.deviceID(), 20, 1)
+	}
+	alice, bob, dave := tabs["alice"], tabs["bob"], tabs["dave"]
+	chat := makeGroup(alice, "Before", "bob")
+	eval[chromedp.Void](alice, `import('/groupchat.js').then((g) => g.setAdmin(`+js(chat)+`, 'bob', true))`)
+	bob.waitFor("bob an admin", `import('/groupchat.js').then((g) => g.info(`+js(chat)+`)).then((i) => !!i && i.admin)`)
+
+	release := log.holdWelcomes()
+	defer release()
+	eval[chromedp.Void](alice, `import('/groupchat.js').then((g) => { window.__add = g.add(`+js(chat)+`, ['dave']).then(() => 'ok', (e) => e.message); })`)
+	bob.waitFor("dave in bob's group", accountsIn(chat, "alice", "bob", "dave"))
+	eval[chromedp.Void](bob, `import('/groupchat.js').then((g) => g.rename(`+js(chat)+`, 'After'))`)
+	release()
+	if got := eval[string](alice, `window.__add`); got != "ok" {
+		t.Fatalf("the add failed: %s", got)
+	}
+	waitGroup(dave, "After")
+	dave.waitFor("dave in step", accountsIn(chat, "alice", "bob", "dave"))
+	epoch := func(tb *tab) int {
+		return eval[int](tb, `import('/store.js').then(async (s) => (await s.getMeta('group:' + (await s.getMeta('groupsOf:' + `+js(chat)+`))[0])).epoch)`)
+	}
+	bob.waitFor("bob settled", outboxSettled)
+	dave.waitFor("dave at bob's epoch", `import('/store.js').then(async (s) => (await s.getMeta('group:' + (await s.getMeta('groupsOf:' + `+js(chat)+`))[0])).epoch === `+js(epoch(bob))+`)`)
+	dave.openChat(chat)
+	dave.waitFor("the rename's line", `[...document.querySelectorAll('#messages .event')].some((e) => e.textContent === 'bob renamed the group \u201cAfter\u201d.')`)
+}

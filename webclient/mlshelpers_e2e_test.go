@@ -49,6 +49,27 @@ type sentLog struct {
 	hold     int
 	held     int
 	release  chan struct{}
+	welcomes chan struct{} // while set, welcomes wait until it is closed
+}
+
+// holdWelcomes holds every welcome that arrives until the function it
+// returns is called.
+func (l *sentLog) holdWelcomes() func() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ch := make(chan struct{})
+	l.welcomes = ch
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			if l.welcomes == ch {
+				l.welcomes = nil
+			}
+			close(ch)
+		})
+	}
 }
 
 // holdCommits holds the next n commits until all n arrived.
@@ -92,6 +113,9 @@ func (l *sentLog) wrap(h http.Handler) http.Handler {
 		l.mu.Lock()
 		l.all = append(l.all, one)
 		var wait chan struct{}
+		if in.Kind == "welcome" && l.welcomes != nil {
+			wait = l.welcomes
+		}
 		if in.Kind == "commit" && l.held < l.hold {
 			l.held++
 			wait = l.release

@@ -32,11 +32,10 @@ function addToChat(ch, m, pub) {
     // A group chat's list row says who wrote its last message.
     ch.lastFrom = m.event ? null : m.from;
   }
-  // A group chat's name, as its latest line says.
-  if (m.title && m.ts >= (ch.titleTs || 0)) {
-    ch.title = m.title;
-    ch.titleTs = m.ts;
-  }
+  // A group chat's name, as the line of the last change this device
+  // applied says: lines come in the order of the group's epochs (a line
+  // applied after a welcome may be older than it).
+  if (m.title) ch.title = m.title;
   arrive(ch, m);
 }
 
