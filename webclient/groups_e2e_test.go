@@ -142,6 +142,7 @@ func TestGroupChat(t *testing.T) {
 	}
 	laptop.menuAction("hello family", "info-btn")
 	laptop.waitFor("the message's info", `document.getElementById('info-read')?.textContent === 'Read by: bob, carol' && document.getElementById('info-none').textContent === 'Not yet: none'`)
+	checkScreen(laptop, "message-info")
 	laptop.do(chromedp.Click(chromedp.ID("msg-info-close")))
 
 	// A mention: carol's list marks the chat, her bubble is highlighted;
@@ -149,6 +150,7 @@ func TestGroupChat(t *testing.T) {
 	eval[chromedp.Void](carol, `location.hash = '#/chats'`)
 	bob.send("@carol look here")
 	carol.waitFor("the mention in the list", `document.querySelector('#chat-list .chat-item[data-user=`+js(chat)+`] .mention-badge')`)
+	checkScreen(carol, "group-in-list")
 	laptop.waitMessage("@carol look here")
 	if eval[bool](laptop, `[...document.querySelectorAll('#messages .msg.mentioned')].length > 0`) {
 		t.Fatal("alice's bubble is highlighted for carol's mention")
