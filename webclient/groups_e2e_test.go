@@ -100,16 +100,51 @@ func TestGroupChat(t *testing.T) {
 		tb.waitMessage("hi all")
 	}
 	carol.waitFor("bob's name on his message", `[...document.querySelectorAll('#messages .msg.in')].some((e) => e.querySelector('.sender')?.textContent === 'bob' && e.querySelector('.text').textContent === 'hi all')`)
-	want := []string{"hello family", "hi all"}
+
+	// Receipts: both read alice's message, on both of her devices (the
+	// phone counts the members from the group), with the names in its info.
+	for _, tb := range []*tab{laptop, phone} {
+		tb.waitFor("read by all", `[...document.querySelectorAll('#messages .msg.out')].some((e) => e.querySelector('.text').textContent === 'hello family' && e.querySelector('.status')?.textContent.includes('read by all'))`)
+	}
+	laptop.menuAction("hello family", "info-btn")
+	laptop.waitFor("the message's info", `document.getElementById('info-read')?.textContent === 'Read by: bob, carol' && document.getElementById('info-none').textContent === 'Not yet: none'`)
+	checkScreen(laptop, "message-info")
+	laptop.do(chromedp.Click(chromedp.ID("msg-info-close")))
+
+	// Records, as in a one-to-one chat: carol's reaction with her name,
+	// bob's reply, alice's edit, then her deletion for everyone.
+	carol.menuAction("hello family", "react-pick")
+	laptop.waitFor("carol's reaction, named", `[...document.querySelectorAll('#messages .msg')].some((e) => e.querySelector('.text').textContent === 'hello family' && e.querySelector('.reaction')?.title === 'carol')`)
+	bob.menuAction("hi all", "reply-btn")
+	bob.send("a reply")
+	for _, tb := range []*tab{laptop, phone, carol} {
+		tb.waitFor("the reply's quote", `[...document.querySelectorAll('#messages .msg')].some((e) => e.querySelector('.text').textContent === 'a reply' && e.querySelector('.quote-who')?.textContent === 'bob')`)
+	}
+	laptop.menuAction("hello family", "edit-btn")
+	laptop.typeEdit("hello, family")
+	for _, tb := range []*tab{phone, bob, carol} {
+		tb.waitMessage("hello, family")
+	}
+	laptop.menuAction("hello, family", "delete-all-btn")
+	laptop.confirmDelete()
+	for _, tb := range []*tab{phone, bob, carol} {
+		tb.waitMessage("This message was deleted")
+	}
+	bob.send("hello again")
+	for _, tb := range []*tab{laptop, phone, carol} {
+		tb.waitMessage("hello again")
+	}
+
+	// The list: the group by its name, its initials, and who wrote last.
+	eval[chromedp.Void](carol, `location.hash = '#/chats'`)
+	carol.waitFor("the group's row", `(() => { const r = document.querySelector('#chat-list .chat-item[data-user=`+js(chat)+`]'); return r && r.querySelector('.avatar').textContent === 'F' && r.querySelector('.preview-line').textContent === 'bob: hello again'; })()`)
+	carol.openChat(chat)
+	want := []string{"This message was deleted", "hi all", "a reply", "hello again"}
 	for name, tb := range map[string]*tab{"laptop": laptop, "phone": phone, "bob": bob, "carol": carol} {
 		if got := tb.messages(); !slices.Equal(got, want) {
 			t.Fatalf("%s shows %q, want %q", name, got, want)
 		}
 	}
-
-	// The list: the group by its name, its initials, and who wrote last.
-	eval[chromedp.Void](carol, `location.hash = '#/chats'`)
-	carol.waitFor("the group's row", `(() => { const r = document.querySelector('#chat-list .chat-item[data-user=`+js(chat)+`]'); return r && r.querySelector('.avatar').textContent === 'F' && r.querySelector('.preview-line').textContent === 'bob: hi all'; })()`)
 
 	// One envelope per message, to the other two accounts.
 	for _, s := range log.list() {
@@ -134,16 +169,6 @@ func TestGroupChat(t *testing.T) {
 	if toBoth == 0 {
 		t.Fatal("no envelope named both bob and carol: the group's messages were not sent once to all")
 	}
-
-	// Receipts: both read alice's message, on both of her devices (the
-	// phone counts the members from the group), with the names in its info.
-	for _, tb := range []*tab{laptop, phone} {
-		tb.waitFor("read by all", `[...document.querySelectorAll('#messages .msg.out')].some((e) => e.querySelector('.text').textContent === 'hello family' && e.querySelector('.status')?.textContent.includes('read by all'))`)
-	}
-	laptop.menuAction("hello family", "info-btn")
-	laptop.waitFor("the message's info", `document.getElementById('info-read')?.textContent === 'Read by: bob, carol' && document.getElementById('info-none').textContent === 'Not yet: none'`)
-	checkScreen(laptop, "message-info")
-	laptop.do(chromedp.Click(chromedp.ID("msg-info-close")))
 
 	// A mention: carol's list marks the chat, her bubble is highlighted;
 	// alice's is not.
