@@ -40,6 +40,23 @@ func makeGroup(tb *tab, name, members string) string {
 	return strings.TrimPrefix(eval[string](tb, `location.hash`), "#/chat/")
 }
 
+// threeAccounts registers alice (a laptop and a linked phone), bob and
+// carol, and waits until every device has its key packages on the relay.
+func threeAccounts(t *testing.T, r *liveRelay) (laptop, phone, bob, carol *tab) {
+	t.Helper()
+	_, laptop = r.newProfile(t)
+	laptop.register("alice")
+	_, bob = r.newProfile(t)
+	bob.register("bob")
+	_, carol = r.newProfile(t)
+	carol.register("carol")
+	phone = linkedDevice(t, r, laptop, "alice")
+	for _, tb := range []*tab{laptop, phone, bob, carol} {
+		r.waitKeyPackages("before the group", tb.deviceID(), 20, 1)
+	}
+	return laptop, phone, bob, carol
+}
+
 // TestGroupChat: alice (laptop and phone) makes the group "Family" with
 // bob and carol from the New group form. Every device gets the group with
 // its name and the line of its making; a message from alice and a reply
@@ -53,16 +70,7 @@ func makeGroup(tb *tab, name, members string) string {
 func TestGroupChat(t *testing.T) {
 	var log sentLog
 	r := startWrapped(t, log.wrap)
-	_, laptop := r.newProfile(t)
-	laptop.register("alice")
-	_, bob := r.newProfile(t)
-	bob.register("bob")
-	_, carol := r.newProfile(t)
-	carol.register("carol")
-	phone := linkedDevice(t, r, laptop, "alice")
-	for _, tb := range []*tab{laptop, phone, bob, carol} {
-		r.waitKeyPackages("before the group", tb.deviceID(), 20, 1)
-	}
+	laptop, phone, bob, carol := threeAccounts(t, r)
 
 	// The form, empty, at every width.
 	eval[chromedp.Void](laptop, `location.hash = '#/new-group'`)
@@ -224,17 +232,9 @@ func openPanel(tb *tab, sel string) {
 func TestGroupMembership(t *testing.T) {
 	var log sentLog
 	r := startWrapped(t, log.wrap)
-	_, laptop := r.newProfile(t)
-	laptop.register("alice")
-	_, bob := r.newProfile(t)
-	bob.register("bob")
-	_, carol := r.newProfile(t)
-	carol.register("carol")
-	phone := linkedDevice(t, r, laptop, "alice")
+	laptop, phone, bob, carol := threeAccounts(t, r)
 	tablet := linkedDevice(t, r, bob, "bob")
-	for _, tb := range []*tab{laptop, phone, bob, tablet, carol} {
-		r.waitKeyPackages("before the group", tb.deviceID(), 20, 1)
-	}
+	r.waitKeyPackages("before the group", tablet.deviceID(), 20, 1)
 
 	chat := makeGroup(laptop, "Team", "bob")
 	for _, tb := range []*tab{phone, bob, tablet} {
@@ -377,6 +377,26 @@ func accountsIn(chat string, want ...string) string {
 	return `import('/groupchat.js').then((g) => g.info(` + js(chat) + `)).then((i) => !!i && i.accounts.join(',') === ` + js(strings.Join(want, ",")) + `)`
 }
 
+// adminsGroup registers users (each on a device of its own), has the
+// first make the group name with the next ones up to in members in all,
+// and makes the second an admin too; the others are left out, to be
+// added.
+func adminsGroup(t *testing.T, r *liveRelay, name string, in int, users ...string) (map[string]*tab, string) {
+	t.Helper()
+	tabs := map[string]*tab{}
+	for _, u := range users {
+		_, tb := r.newProfile(t)
+		tb.register(u)
+		tabs[u] = tb
+		r.waitKeyPackages("before the group", tb.deviceID(), 20, 1)
+	}
+	first, second := tabs[users[0]], tabs[users[1]]
+	chat := makeGroup(first, name, strings.Join(users[1:in], ", "))
+	eval[chromedp.Void](first, `import('/groupchat.js').then((g) => g.setAdmin(`+js(chat)+`, `+js(users[1])+`, true))`)
+	second.waitFor(users[1]+" an admin", `import('/groupchat.js').then((g) => g.info(`+js(chat)+`)).then((i) => !!i && i.admin)`)
+	return tabs, chat
+}
+
 // TestGroupConcurrentChanges: two admins add at once (alice adds dave
 // while bob adds erin: one commit wins the epoch, the other is made again
 // on it), then alice removes carol while carol sends a message. Every
@@ -386,19 +406,8 @@ func accountsIn(chat string, want ...string) string {
 // them.
 func TestGroupConcurrentChanges(t *testing.T) {
 	r := startRelay(t)
-	tabs := map[string]*tab{}
-	for _, u := range []string{"alice", "bob", "carol", "dave", "erin"} {
-		_, tb := r.newProfile(t)
-		tb.register(u)
-		tabs[u] = tb
-	}
-	for _, tb := range tabs {
-		r.waitKeyPackages("before the group", tb.deviceID(), 20, 1)
-	}
+	tabs, chat := adminsGroup(t, r, "Crowd", 3, "alice", "bob", "carol", "dave", "erin")
 	alice, bob, carol := tabs["alice"], tabs["bob"], tabs["carol"]
-	chat := makeGroup(alice, "Crowd", "bob, carol")
-	eval[chromedp.Void](alice, `import('/groupchat.js').then((g) => g.setAdmin(`+js(chat)+`, 'bob', true))`)
-	bob.waitFor("bob an admin", `import('/groupchat.js').then((g) => g.info(`+js(chat)+`)).then((i) => !!i && i.admin)`)
 
 	// Two admins add at once.
 	eval[chromedp.Void](alice, `import('/groupchat.js').then((g) => { window.__add = g.add(`+js(chat)+`, ['dave']).then(() => 'ok', (e) => e.message); })`)
@@ -468,19 +477,8 @@ func TestGroupConcurrentChanges(t *testing.T) {
 func TestGroupCommitBeforeWelcome(t *testing.T) {
 	var log sentLog
 	r := startWrapped(t, log.wrap)
-	tabs := map[string]*tab{}
-	for _, u := range []string{"alice", "bob", "dave"} {
-		_, tb := r.newProfile(t)
-		tb.register(u)
-		tabs[u] = tb
-	}
-	for _, tb := range tabs {
-		r.waitKeyPackages("before the group", tb.deviceID(), 20, 1)
-	}
+	tabs, chat := adminsGroup(t, r, "Before", 2, "alice", "bob", "dave")
 	alice, bob, dave := tabs["alice"], tabs["bob"], tabs["dave"]
-	chat := makeGroup(alice, "Before", "bob")
-	eval[chromedp.Void](alice, `import('/groupchat.js').then((g) => g.setAdmin(`+js(chat)+`, 'bob', true))`)
-	bob.waitFor("bob an admin", `import('/groupchat.js').then((g) => g.info(`+js(chat)+`)).then((i) => !!i && i.admin)`)
 
 	release := log.holdWelcomes()
 	defer release()

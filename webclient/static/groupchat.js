@@ -56,21 +56,7 @@ export async function create(name, usernames) {
   const gid = crypto.getRandomValues(new Uint8Array(32));
   const chat = chatOfGroup(c.hex(gid));
   return locked(chat, async () => {
-    const packages = [];
-    const missing = [];
-    for (const u of others) {
-      let got;
-      try {
-        got = await claim(u, true);
-      } catch (e) {
-        throw claimError(e, u);
-      }
-      if (!got.length) missing.push(u);
-      packages.push(...got);
-    }
-    if (missing.length) {
-      throw new GroupError('no_devices', `${names(missing, me)} cannot join a group yet: no device of theirs has opened this version of relay. Ask them to open relay once, then try again.`);
-    }
+    const packages = await claimAll(others);
     let mine;
     try {
       mine = await claim(me, true);
@@ -95,6 +81,31 @@ export async function create(name, usernames) {
     }
     return chat;
   });
+}
+
+/**
+ * claimAll claims a key package of every device of each account named
+ * that can join a group chat; an account with none is named in the
+ * error, and nothing is made.
+ * @param {string[]} users
+ */
+async function claimAll(users) {
+  const packages = [];
+  const missing = [];
+  for (const u of users) {
+    let got;
+    try {
+      got = await claim(u, true);
+    } catch (e) {
+      throw claimError(e, u);
+    }
+    if (!got.length) missing.push(u);
+    packages.push(...got);
+  }
+  if (missing.length) {
+    throw new GroupError('no_devices', `${names(missing, account.me())} cannot join a group yet: no device of theirs has opened this version of relay. Ask them to open relay once, then try again.`);
+  }
+  return packages;
 }
 
 /**
@@ -236,19 +247,7 @@ export async function add(chat, usernames) {
     added = fresh;
     if (!fresh.length) return null;
     if (have.length + fresh.length > MAX_MEMBERS) throw new GroupError('too_many', `A group has at most ${MAX_MEMBERS} members.`);
-    const packages = [];
-    const missing = [];
-    for (const u of fresh) {
-      let got;
-      try {
-        got = await claim(u, true);
-      } catch (e) {
-        throw claimError(e, u);
-      }
-      if (!got.length) missing.push(u);
-      packages.push(...got);
-    }
-    if (missing.length) throw new GroupError('no_devices', `${names(missing, account.me())} cannot join a group yet: no device of theirs has opened this version of relay. Ask them to open relay once, then try again.`);
+    const packages = await claimAll(fresh);
     return m.changeMembers(group, packages.map((k) => k.keyPackage), []);
   });
   // Someone who left, was deleted or removed before comes back with no

@@ -74,10 +74,10 @@ export async function seal(chat, id, record, write) {
   const sealed = await locked(chat, async () => {
     const rec = await sendingGroup(chat);
     if (!rec) {
-      if (isGroup(chat)) throw new Error('this device is not in this group');
+      if (isGroup(chat)) throw notMember('this device is not in this group');
       return false;
     }
-    if (rec.removed) throw new Error('you are no longer a member of this group');
+    if (rec.removed) throw notMember('you are no longer a member of this group');
     const group = m.loadGroup(rec.state, checkMember);
     const r = await m.encrypt(group, c.pad(te.encode(record), c.MLS_BUCKETS), authData(id, account.me(), chat));
     // The first send of a day in the group makes the update of this
@@ -106,6 +106,15 @@ export async function sealNow(chat, id, record) {
     body = b;
   });
   return sealed ? body : null;
+}
+
+/**
+ * notMember is the error of a seal in a group chat this device is not in
+ * (any more): code 'not_member'. Nothing sealed there can ever go.
+ * @param {string} message
+ */
+function notMember(message) {
+  return Object.assign(new Error(message), { code: 'not_member' });
 }
 
 // ---- opening what the stream brings ----

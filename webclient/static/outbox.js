@@ -291,6 +291,9 @@ async function attempt(m, freshOnly = false) {
     lane(m.chat).backoff = FIRST_BACKOFF;
     return true;
   } catch (e) {
+    if (e && e.code === 'not_member') {
+      return fail(m, { code: 'not_member', text: 'Not sent: you are no longer a member of this group.' });
+    }
     if (!(e instanceof api.ApiError)) {
       return fail(m, { code: 'internal', text: 'Could not encrypt this message: ' + e.message });
     }

@@ -105,6 +105,11 @@ async function sendOne(key, status, ids) {
     await store.receiptsSent(key, status, ids);
     return 0;
   } catch (e) {
+    if (e && /** @type {any} */ (e).code === 'not_member') {
+      // Removed from the group chat: these receipts never will be.
+      await store.receiptsSent(key, status, ids);
+      return 0;
+    }
     if (!(e instanceof api.ApiError)) {
       // The contact's key cannot be had now: try again later.
       return backoff;

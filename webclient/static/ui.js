@@ -90,6 +90,8 @@ export function revoked() {
 // retryable: a Retry of a message to chat could work. Not from a revoked
 // device, nor to a contact whose account was deleted.
 export function retryable(chat) {
+  // Nor in a group chat this account is no longer in.
+  if (ui.chat && ui.chat.username === chat && ui.chat.removed) return false;
   return !revoked() && !sync.isDeleted(chat);
 }
 
