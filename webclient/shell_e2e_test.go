@@ -235,7 +235,7 @@ func TestChatListKeys(t *testing.T) {
 	if n := stops(); n != 1 {
 		t.Fatalf("%d rows take a Tab stop, want 1", n)
 	}
-	alice.do(chromedp.Focus(chromedp.ID("new-chat-btn")))
+	alice.do(chromedp.Focus(chromedp.ID("new-group-link")))
 	key(kb.Tab, "alice")
 	key(kb.ArrowDown, "carol")
 	key(kb.ArrowDown, "bob")
@@ -260,11 +260,11 @@ func TestChatListKeys(t *testing.T) {
 	alice.waitFor("carol's chat, by Enter", `location.hash === '#/chat/carol' && document.querySelector('.chat[data-chat="carol"]')`)
 
 	// Side by side, the open chat's row is the Tab stop.
-	alice.do(chromedp.Focus(chromedp.ID("new-chat-btn")))
+	alice.do(chromedp.Focus(chromedp.ID("new-group-link")))
 	key(kb.Tab, "carol")
 	key(kb.ArrowDown, "bob")
 	alice.do(chromedp.KeyEvent(" "))
 	alice.waitFor("bob's chat, by Space", `location.hash === '#/chat/bob' && document.querySelector('.chat[data-chat="bob"]')`)
-	alice.do(chromedp.Focus(chromedp.ID("new-chat-btn")))
+	alice.do(chromedp.Focus(chromedp.ID("new-group-link")))
 	key(kb.Tab, "bob")
 }

@@ -340,7 +340,8 @@ async function liveGroup(chat, list) {
  */
 export async function commitChange(rec, made, after = {}) {
   const m = await mls();
-  const before = m.loadGroup(rec.state, checkMember);
+  // A device joining by an external commit has no state before it.
+  const before = rec.state ? m.loadGroup(rec.state, checkMember) : made.group;
   const infos = [m.groupInfo(before), m.groupInfo(made.group)];
   const p = {
     gid: rec.gid, chat: rec.chat, commit: made.commit, commitId: ulid(), welcome: made.welcome, welcomeId: ulid(),
