@@ -274,8 +274,9 @@ func TestGroupMembership(t *testing.T) {
 		tb.waitMessage("bob here")
 	}
 
-	// alice removes bob.
+	// alice removes bob, from the panel an admin sees.
 	openPanel(laptop, `.member[data-user=bob] .remove-btn`)
+	checkScreen(laptop, "group-admin-panel")
 	laptop.do(chromedp.Click(chromedp.CSS(`.member[data-user=bob] .remove-btn`)))
 	laptop.waitFor("the confirmation", `document.getElementById('dialog-confirm')`)
 	laptop.do(chromedp.Click(chromedp.ID("dialog-confirm")))

@@ -99,7 +99,7 @@ export function groupPanel(panel, head, info) {
     info.admins.includes(u) ? el('span', { class: 'badge' }, 'Admin') : null,
     info.admin && member && u !== me ? el('span', { class: 'member-actions' },
       el('button', {
-        type: 'button', class: 'admin-btn', 'aria-label': info.admins.includes(u) ? `Take admin rights from ${u}` : `Make ${u} an admin`,
+        type: 'button', class: 'admin-btn', 'aria-label': info.admins.includes(u) ? `Remove admin: ${u}` : `Make admin: ${u}`,
         onclick: () => run(info.admins.includes(u) ? `Taking admin rights from ${u}` : `Making ${u} an admin`, () => groupchat.setAdmin(info.chat, u, !info.admins.includes(u))),
       }, info.admins.includes(u) ? 'Remove admin' : 'Make admin'),
       el('button', {
