@@ -54,7 +54,7 @@ function watchChat(msgs, ch) {
 function announce(msgs) {
   const box = document.getElementById('announce');
   if (!box || !msgs.length) return;
-  box.textContent = msgs.map((m) => `${chatName(m.chat)}: ${bodyText(m)}`).join('\n');
+  box.textContent = msgs.map((m) => `${groupchat.isGroup(m.chat) ? m.from + ' in ' : ''}${chatName(m.chat)}: ${bodyText(m)}`).join('\n');
 }
 
 // The message list is one Tab stop, as the chat list is: the arrows, Home
