@@ -60,7 +60,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/oklog/ulid/v2"
 
-	"relay/queue"
 	"relay/relayclient"
 )
 
@@ -538,90 +537,6 @@ func (b *bench) ingest(senders int, streams bool) (float64, cpuUse, error) {
 		return 0, cpuUse{}, err
 	}
 	return float64(n.Load()) / b.o.duration.Seconds(), used.per(float64(n.Load())), nil
-}
-
-// pgbenchRef runs the relay's enqueue transaction with pgbench at the same
-// concurrency, with the relay stopped so that both runs have the machine.
-func (b *bench) pgbenchRef(clients int) (float64, cpuUse, error) {
-	say("pgbench reference with %d clients…", clients)
-	ctx := context.Background()
-	ps, err := b.pairs(clients)
-	if err != nil {
-		return 0, cpuUse{}, err
-	}
-	if _, err := b.pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS bench_pairs (client_id int PRIMARY KEY,
-		from_account bigint, from_device text, from_username text, to_account bigint, to_username text)`); err != nil {
-		return 0, cpuUse{}, err
-	}
-	if _, err := b.pool.Exec(ctx, `TRUNCATE bench_pairs`); err != nil {
-		return 0, cpuUse{}, err
-	}
-	for i, p := range ps {
-		if _, err := b.pool.Exec(ctx, `INSERT INTO bench_pairs SELECT $1, f.id, $2, f.username, t.id, t.username
-			FROM accounts f, accounts t, devices d WHERE d.id = $2 AND f.id = d.account_id AND t.username = $3`,
-			i, p.from[0].Device, p.name); err != nil {
-			return 0, cpuUse{}, err
-		}
-	}
-	tps, cpu, err := b.runPgbench(pgbenchScript(), clients, refEnv)
-	if err == nil {
-		b.refs[clients] = tps
-	}
-	return tps, cpu, err
-}
-
-// runPgbench runs script with pgbench at the given concurrency for one
-// phase, with the relay stopped so that both runs have the machine, and
-// returns its transactions per second and the CPU per transaction.
-func (b *bench) runPgbench(script string, clients int, env []string) (float64, cpuUse, error) {
-	f, err := os.CreateTemp("", "relay-bench-*.sql")
-	if err != nil {
-		return 0, cpuUse{}, err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.WriteString(script); err != nil {
-		return 0, cpuUse{}, err
-	}
-	f.Close()
-	b.stopRelay()
-	defer func() {
-		if err := b.startRelay(); err != nil {
-			say("restarting the relay: %v", err)
-		}
-	}()
-	cmd := exec.Command(b.o.pgbench, "-n", "-M", "prepared", "-c", strconv.Itoa(clients), "-j", "2",
-		"-T", strconv.Itoa(int(b.o.duration.Seconds())), "-f", f.Name(), b.db)
-	cmd.Env = append(os.Environ(), env...)
-	cpu0 := b.cpu()
-	out, err := cmd.CombinedOutput()
-	used := b.cpu().sub(cpu0)
-	if err != nil {
-		return 0, cpuUse{}, fmt.Errorf("pgbench: %v\n%s", err, out)
-	}
-	m := regexp.MustCompile(`tps = ([0-9.]+)`).FindSubmatch(out)
-	if m == nil {
-		return 0, cpuUse{}, fmt.Errorf("no tps in pgbench's output:\n%s", out)
-	}
-	tps, err := strconv.ParseFloat(string(m[1]), 64)
-	return tps, used.per(tps * b.o.duration.Seconds()), err
-}
-
-// pgbenchScript runs the relay's own accept statement (queue.AcceptSQL,
-// one statement and so one transaction) with pgbench variables for the
-// parameters.
-func pgbenchScript() string {
-	sql := queue.AcceptSQL
-	ts := "(extract(epoch from now()) * 1000)::bigint"
-	body := "decode(repeat('ab', 1024), 'hex')"
-	args := []string{":from_account", ":eid", ":to_username", "sha256(" + body + ")", ts, "now() + interval '6 minutes'",
-		"ARRAY[:to_account, :from_account]::bigint[]", ":from_device", ":from_username", body,
-		"ARRAY[:to_username, :to_username]::text[]", "now()"}
-	args = append(args, "true") // $13: a message to another account wakes its devices
-	for i := len(args); i >= 1; i-- {
-		sql = strings.ReplaceAll(sql, "$"+strconv.Itoa(i), args[i-1])
-	}
-	return `SELECT from_account, from_device, from_username, to_account, to_username, md5(random()::text || clock_timestamp()::text) AS eid FROM bench_pairs WHERE client_id = :client_id \gset` +
-		"\n" + strings.ReplaceAll(sql, "\n", " ") + ";\n"
 }
 
 // latency paces envelopes at rate per second for the phase and measures

@@ -223,7 +223,8 @@ func (b *bench) pgbenchFloor(clients int) (float64, cpuUse, error) {
 	if _, err := b.pool.Exec(context.Background(), floorTableSQL); err != nil {
 		return 0, cpuUse{}, err
 	}
-	return b.runPgbench(floorScript, clients, floorEnv)
+	run, err := b.runPgbench(floorScript, clients, floorEnv, 0)
+	return run.tps, run.cpu, err
 }
 
 // reference is the accept transaction's pgbench at the given concurrency,
