@@ -12,8 +12,9 @@
 //	latency   at half the 8-sender peak: POST start to arrival on each
 //	          target's stream
 //	clientlike  16 recipient accounts × 5 streaming devices, 8 and 32
-//	          publishers posting 1 KiB envelopes round-robin, every device
-//	          ACKing as the web client does (stream.js), without and with
+//	          publishers posting 1,246-byte envelopes (a message sealed in
+//	          MLS) round-robin, every device ACKing as the web client
+//	          does (stream.js), without and with
 //	          the receipts it sends; references: pgbench's durable 1 KiB
 //	          insert per envelope (the physical floor) and the accept
 //	          transaction, and with --ntfy, ntfy with 16 topics × 5
@@ -89,6 +90,10 @@ type options struct {
 	// a connection of its own speaking HTTP/2, as a browser tab does
 	// (--http2, over TLS only)
 	http2 bool
+	// settle is how long a phase waits for copies still on their way once
+	// its sends are done, before a missing one counts as lost; a group's
+	// phase waits twice as long, for its many copies
+	settle time.Duration
 }
 
 // check refuses options that do not go together.
@@ -132,7 +137,7 @@ func main() {
 	for _, sc := range strings.Split(*scenarios, ",") {
 		o.only[strings.TrimSpace(sc)] = true
 	}
-	o.duration, o.idle, o.rounds = 4*time.Second, 2000, 1
+	o.duration, o.idle, o.rounds, o.settle = 4*time.Second, 2000, 1, 15*time.Second
 	if *long {
 		o.duration, o.idle, o.rounds = 20*time.Second, 10000, 3
 	}

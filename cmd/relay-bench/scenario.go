@@ -65,7 +65,7 @@ func (b *bench) clientLikeScenario() ([]result, error) {
 			}
 			runs[key{"relay", n}] = append(runs[key{"relay", n}], r)
 			if peer != nil {
-				r, err := b.ntfyPhase(peer, n)
+				r, err := b.ntfyPhase(peer, clientNtfyLoad(n))
 				if err != nil {
 					return nil, err
 				}
@@ -176,8 +176,8 @@ func (b *bench) check(r phaseResult, who string, n int) {
 	}
 }
 
-// median is the per-figure median of phases; lost, duplicated and
-// refused are summed and the ACKed rows held the most of any.
+// median is the per-figure median of phases; lost, duplicated, stray
+// and refused are summed and the ACKed rows held the most of any.
 func median(rs []phaseResult) phaseResult {
 	if len(rs) == 0 {
 		return phaseResult{}
@@ -200,6 +200,8 @@ func median(rs []phaseResult) phaseResult {
 		receiptPerMsg: mid(func(r phaseResult) float64 { return r.receiptPerMsg }),
 		p50:           mid(func(r phaseResult) float64 { return r.p50 }),
 		p99:           mid(func(r phaseResult) float64 { return r.p99 }),
+		copies:        mid(func(r phaseResult) float64 { return r.copies }),
+		walPerMsg:     mid(func(r phaseResult) float64 { return r.walPerMsg }),
 	}
 	// The CPU of the round with the median total, so that its parts add up.
 	byCPU := append([]phaseResult(nil), rs...)
@@ -208,6 +210,7 @@ func median(rs []phaseResult) phaseResult {
 	for _, r := range rs {
 		m.lost += r.lost
 		m.dup += r.dup
+		m.stray += r.stray
 		m.refused += r.refused
 		m.ackedOld = max(m.ackedOld, r.ackedOld)
 		if r.protocol != m.protocol {
