@@ -20,6 +20,16 @@
 //	          transaction, and with --ntfy, ntfy with 16 topics × 5
 //	          subscribers in alternate rounds; then the relay at half its
 //	          8-publisher peak
+//	groups    100 member accounts × 2 streaming devices ACKing as the web
+//	          client does, as 10 groups of 10 and then one group of 100;
+//	          8 senders at a time post a message to their group, one
+//	          envelope with the other members as its "to" list (ADR 0106);
+//	          accepted messages/s, copies delivered/s, every copy checked
+//	          exactly once, delivery at half the peak; references: pgbench
+//	          running the accept of a list envelope (queue.AcceptSQL), the
+//	          WAL and table bytes per message with the body per copy and,
+//	          simulated, once per envelope (ADR 0076), and with --ntfy,
+//	          ntfy with a topic per group in alternate rounds
 //	replay    10,000 queued envelopes for one device: connect to ready
 //	ack       three phases of streaming ingest with ACKs: rows deleted per
 //	          second and the queue table's size after each phase
@@ -123,8 +133,8 @@ func main() {
 	flag.StringVar(&o.adminURL, "database-url", os.Getenv("RELAY_BENCH_DATABASE_URL"), "admin URL of a PostgreSQL server; default the project's private cluster")
 	flag.StringVar(&o.out, "json", ".artifacts/bench.json", "where to write the results as JSON")
 	flag.StringVar(&o.pgbench, "pgbench", "", "pgbench binary; default the one beside the PostgreSQL server binaries")
-	scenarios := flag.String("scenarios", "ingest,latency,clientlike,replay,ack,idle", "which scenarios to run, comma-separated")
-	flag.StringVar(&o.ntfy, "ntfy", "", "an ntfy binary to run the client-like scenario against, in alternate rounds; without it the ntfy lines are left out")
+	scenarios := flag.String("scenarios", "ingest,latency,clientlike,groups,replay,ack,idle", "which scenarios to run, comma-separated")
+	flag.StringVar(&o.ntfy, "ntfy", "", "an ntfy binary to run the client-like and groups scenarios against, in alternate rounds; without it the ntfy lines are left out")
 	flag.DurationVar(&o.ackInterval, "ack-interval", clientAckInterval, "the client-like devices' ACK interval; the web client's by default, 0 to ACK every delivery at once (the client before ADR 0074)")
 	flag.IntVar(&o.instances, "instances", 1, "relay processes on the same database for the client-like scenario, publishers and streams spread over them")
 	flag.Float64Var(&o.latencyRate, "latency-rate", 0, "envelopes per second of the latency scenario; 0: half of the 8-sender ingest peak (300 when ingest is not run)")
@@ -260,6 +270,13 @@ func run(o options) error {
 			return err
 		}
 		add(cl...)
+	}
+	if o.only["groups"] {
+		gr, err := b.groupsScenario()
+		if err != nil {
+			return err
+		}
+		add(gr...)
 	}
 	if o.only["replay"] {
 		rep, err := b.replay(10000)
