@@ -37,21 +37,34 @@ type clientTopology struct {
 func (b *bench) clientTopology(publishers int) (*clientTopology, error) {
 	say("client-like: %d recipients × %d devices, %d publishers…", clientRecipients, clientDevices, publishers)
 	t := &clientTopology{}
-	for i := 0; i < clientRecipients; i++ {
-		cs, name, err := b.account(clientDevices)
-		if err != nil {
-			return nil, err
-		}
-		t.recipients, t.names = append(t.recipients, cs), append(t.names, name)
+	var err error
+	if t.recipients, t.names, err = b.accounts(clientRecipients, clientDevices); err != nil {
+		return nil, err
 	}
-	for i := 0; i < publishers; i++ {
-		cs, name, err := b.account(1)
-		if err != nil {
-			return nil, err
-		}
-		t.publishers, t.pubNames = append(t.publishers, cs[0]), append(t.pubNames, name)
+	pubs, pubNames, err := b.accounts(publishers, 1)
+	if err != nil {
+		return nil, err
 	}
+	for _, p := range pubs {
+		t.publishers = append(t.publishers, p[0])
+	}
+	t.pubNames = pubNames
 	return t, nil
+}
+
+// accounts registers n accounts of the given number of devices each, and
+// returns their devices' clients and their names.
+func (b *bench) accounts(n, devices int) ([][]*relayclient.Client, []string, error) {
+	var cs [][]*relayclient.Client
+	var names []string
+	for i := 0; i < n; i++ {
+		c, name, err := b.account(devices)
+		if err != nil {
+			return nil, nil, err
+		}
+		cs, names = append(cs, c), append(names, name)
+	}
+	return cs, names, nil
 }
 
 // phaseResult is what one phase measured: of the client-like scenario,
@@ -85,11 +98,7 @@ func (b *bench) clientLike(t *clientTopology, publishers int, receipts bool, rat
 	for _, name := range t.pubNames {
 		ph.from[name] = true
 	}
-	var cs []*relayclient.Client
-	for _, r := range t.recipients {
-		cs = append(cs, r...)
-	}
-	devs, err := b.openDevices(ph, cs)
+	devs, err := b.openDevices(ph, t.recipients)
 	if err != nil {
 		return phaseResult{}, fmt.Errorf("client-like: %w", err)
 	}

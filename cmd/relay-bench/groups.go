@@ -86,15 +86,8 @@ type groupTopology struct {
 
 func (b *bench) groupTopology() (*groupTopology, error) {
 	say("groups: %d members × %d devices…", groupMembers, groupDevices)
-	t := &groupTopology{}
-	for i := 0; i < groupMembers; i++ {
-		cs, name, err := b.account(groupDevices)
-		if err != nil {
-			return nil, err
-		}
-		t.members, t.names = append(t.members, cs), append(t.names, name)
-	}
-	return t, nil
+	members, names, err := b.accounts(groupMembers, groupDevices)
+	return &groupTopology{members: members, names: names}, err
 }
 
 // streamName names stream s of a groups phase for a report.
@@ -111,11 +104,7 @@ func (b *bench) groupPhase(t *groupTopology, size int, rate float64) (phaseResul
 	say("groups of %d, %d senders, rate %s…", size, groupSenders, rateName(rate))
 	ph := b.newPhase(groupMembers*groupDevices, false)
 	defer ph.release()
-	var cs []*relayclient.Client
-	for _, m := range t.members {
-		cs = append(cs, m...)
-	}
-	devs, err := b.openDevices(ph, cs)
+	devs, err := b.openDevices(ph, t.members)
 	if err != nil {
 		return phaseResult{}, fmt.Errorf("groups: %w", err)
 	}
@@ -200,24 +189,16 @@ func groupNtfyLoad(size int) ntfyLoad {
 // the relay and, with --ntfy, ntfy in between, then the relay at half its
 // peak for the delivery latency.
 func (b *bench) groupsScenario() ([]result, error) {
+	peer, stopPeer, err := b.startPeer()
+	if err != nil {
+		return nil, err
+	}
+	defer stopPeer()
 	top, err := b.groupTopology()
 	if err != nil {
 		return nil, err
 	}
-	var peer *ntfy
-	if b.o.ntfy != "" {
-		if peer, err = b.startNtfy(); err != nil {
-			return nil, err
-		}
-		defer func() {
-			peer.stop()
-			b.peer = nil
-		}()
-	}
-	of := fmt.Sprintf("median of %d rounds", b.o.rounds)
-	if b.o.rounds == 1 {
-		of = "one round"
-	}
+	of := b.roundsNote()
 	var out []result
 	add := func(metric string, v float64, unit, note string) {
 		out = append(out, result{"groups", metric, v, unit, note})

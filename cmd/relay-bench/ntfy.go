@@ -73,6 +73,22 @@ func (b *bench) startNtfy() (*ntfy, error) {
 	return n, nil
 }
 
+// startPeer starts ntfy when --ntfy names it, and returns it (nil
+// without) and what stops it.
+func (b *bench) startPeer() (*ntfy, func(), error) {
+	if b.o.ntfy == "" {
+		return nil, func() {}, nil
+	}
+	peer, err := b.startNtfy()
+	if err != nil {
+		return nil, nil, err
+	}
+	return peer, func() {
+		peer.stop()
+		b.peer = nil
+	}, nil
+}
+
 func (n *ntfy) stop() {
 	_ = n.cmd.Process.Signal(syscall.SIGTERM)
 	_ = n.cmd.Wait()

@@ -42,16 +42,11 @@ func (b *bench) clientLikeScenario() ([]result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var peer *ntfy
-	if b.o.ntfy != "" {
-		if peer, err = b.startNtfy(); err != nil {
-			return nil, err
-		}
-		defer func() {
-			peer.stop()
-			b.peer = nil
-		}()
+	peer, stopPeer, err := b.startPeer()
+	if err != nil {
+		return nil, err
 	}
+	defer stopPeer()
 	type key struct {
 		who string // relay, receipts, ntfy
 		n   int
@@ -88,10 +83,7 @@ func (b *bench) clientLikeScenario() ([]result, error) {
 	add := func(metric string, v float64, unit, note string) {
 		out = append(out, result{"client", metric, v, unit, note})
 	}
-	of := fmt.Sprintf("median of %d rounds", b.o.rounds)
-	if b.o.rounds == 1 {
-		of = "one round"
-	}
+	of := b.roundsNote()
 	for _, n := range counts {
 		rl, rc := median(runs[key{"relay", n}]), median(runs[key{"receipts", n}])
 		add(fmt.Sprintf("relay, %d publishers", n), rl.accepted, "envelopes/s", "headline: no receipts, as ntfy carries none; "+of)
@@ -134,6 +126,14 @@ func (b *bench) clientLikeScenario() ([]result, error) {
 		}
 	}
 	return out, nil
+}
+
+// roundsNote says what a figure of alternating rounds is.
+func (b *bench) roundsNote() string {
+	if b.o.rounds == 1 {
+		return "one round"
+	}
+	return fmt.Sprintf("median of %d rounds", b.o.rounds)
 }
 
 // phaseLines adds the lines every relay phase reports.

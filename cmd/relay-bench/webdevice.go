@@ -28,9 +28,14 @@ func (b *bench) newPhase(streams int, receipts bool) *clientPhase {
 		from: map[string]bool{}, dials0: b.net.dials.Load()}
 }
 
-// openDevices opens a stream for each client, device i being stream i of
-// the phase's tally, and waits until every stream is ready.
-func (b *bench) openDevices(ph *clientPhase, cs []*relayclient.Client) ([]*device, error) {
+// openDevices opens a stream for each device of the accounts, in order,
+// device i being stream i of the phase's tally, and waits until every
+// stream is ready.
+func (b *bench) openDevices(ph *clientPhase, accounts [][]*relayclient.Client) ([]*device, error) {
+	var cs []*relayclient.Client
+	for _, a := range accounts {
+		cs = append(cs, a...)
+	}
 	devs := make([]*device, len(cs))
 	ready := make(chan struct{}, len(cs))
 	for i, c := range cs {
