@@ -33,6 +33,7 @@ type groupStore struct {
 	wal    float64 // WAL bytes, the whole cluster's
 	stored float64 // bytes of the tables the messages are in: the queue's (heap, indexes, TOAST), and the bodies' table with the body once
 	bodies float64 // bytes of bodies in them
+	cpu    cpuUse  // per message
 }
 
 // groupSendersSQL is the table a pgbench client takes a random sender of
@@ -165,7 +166,7 @@ func (b *bench) groupStore(script string, count int) (groupStore, error) {
 		return groupStore{}, err
 	}
 	n := float64(run.tx)
-	return groupStore{msgs: run.tx, wal: float64(run.wal) / n, stored: float64(stored) / n, bodies: float64(bodies) / n}, nil
+	return groupStore{msgs: run.tx, wal: float64(run.wal) / n, stored: float64(stored) / n, bodies: float64(bodies) / n, cpu: run.cpu}, nil
 }
 
 // storageLines adds ADR 0076's figures for groups of size: the bytes a
@@ -186,4 +187,5 @@ func (b *bench) storageLines(out *[]result, what string, size int, ref groupRef,
 	add(what+": stored per message", kib(ref.full.stored), "KiB", fmt.Sprintf("queue table, heap, indexes and TOAST; of which bodies %.1f KiB", kib(ref.full.bodies)))
 	add(what+": stored per message, body once", kib(ref.once.stored), "KiB", fmt.Sprintf("queue and bodies' tables; of which bodies %.1f KiB", kib(ref.once.bodies)))
 	add(what+": body once saves, stored", saved(ref.full.stored, ref.once.stored), "%", "an upper bound: no index or count to release a body")
+	add(what+": PostgreSQL CPU per accept", ref.full.cpu.postgres, "ms", fmt.Sprintf("body per copy; %.2f ms once (the same pgbench runs)", ref.once.cpu.postgres))
 }
