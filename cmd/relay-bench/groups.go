@@ -38,12 +38,20 @@ var groupSizes = []int{10, 100}
 // device of the group but the sending one.
 func groupCopies(size int) int { return size*groupDevices - 1 }
 
-// groupSender is who sends sender p's i-th message: members take turns,
-// each from its devices in turn, so that every group and every device
-// sends and receives alike.
-func groupSender(p, i int) (member, dev int) {
-	n := p + groupSenders*i
-	return n % groupMembers, n / groupMembers % groupDevices
+// groupSender is who sends sender p's i-th message to a group of size:
+// turn p + groupSenders*i (groupTurn).
+func groupSender(size, p, i int) (member, dev int) {
+	return groupTurn(groupMembers, size, p+groupSenders*i)
+}
+
+// groupTurn is who sends the n-th message of a run of turns among members
+// accounts in groups of size: consecutive turns go to different groups,
+// so that the messages in flight at once are to as many groups as there
+// are, and every member takes a turn, from its devices in turn, once
+// every members turns. The pgbench reference takes the same turns.
+func groupTurn(members, size, n int) (member, dev int) {
+	groups, turn := members/size, n%members
+	return turn%groups*size + turn/groups%size, n / members % groupDevices
 }
 
 // groupStream is the stream of member m's device k in a phase's tally.
@@ -122,7 +130,7 @@ func (b *bench) groupPhase(t *groupTopology, size int, rate float64) (phaseResul
 	cpu0 := b.cpu()
 	start := time.Now()
 	publish(ph.ctx, groupSenders, rate, start.Add(b.o.duration), func(p, i int) bool {
-		m, k := groupSender(p, i)
+		m, k := groupSender(size, p, i)
 		id := ulid.Make().String()
 		t0 := time.Now()
 		if _, err := devs[groupStream(m, k)].c.SendTo(ph.ctx, id, lists[m], body, ""); err != nil {
@@ -179,7 +187,7 @@ func (b *bench) groupPhase(t *groupTopology, size int, rate float64) (phaseResul
 func groupNtfyLoad(size int) ntfyLoad {
 	return ntfyLoad{topics: groupMembers / size, subs: size * groupDevices, publishers: groupSenders,
 		topic: func(p, i int) int {
-			m, _ := groupSender(p, i)
+			m, _ := groupSender(size, p, i)
 			return m / size
 		}}
 }

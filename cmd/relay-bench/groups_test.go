@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,16 +54,31 @@ func TestGroupTargets(t *testing.T) {
 			}
 		}
 	}
-	// Every member and device takes turns, and so does every group.
-	sent := map[[2]int]int{}
-	for p := 0; p < groupSenders; p++ {
-		for i := 0; i < groupMembers*groupDevices/groupSenders; i++ {
-			m, k := groupSender(p, i)
-			sent[[2]int{m, k}]++
+	for _, size := range groupSizes {
+		// Every device of every member takes a turn in a round of turns.
+		sent := map[[2]int]int{}
+		for p := 0; p < groupSenders; p++ {
+			for i := 0; i < groupMembers*groupDevices/groupSenders; i++ {
+				m, k := groupSender(size, p, i)
+				sent[[2]int{m, k}]++
+			}
 		}
-	}
-	if len(sent) != groupMembers*groupDevices {
-		t.Errorf("%d of %d devices sent in one turn of every sender", len(sent), groupMembers*groupDevices)
+		if len(sent) != groupMembers*groupDevices {
+			t.Errorf("size %d: %d of %d devices sent in a round", size, len(sent), groupMembers*groupDevices)
+		}
+		// The senders' i-th messages are to as many groups as there are,
+		// up to one each: a naive member p + 8i would send 8 at once to
+		// one or two groups of 10.
+		for i := 0; i < 30; i++ {
+			groups := map[int]bool{}
+			for p := 0; p < groupSenders; p++ {
+				m, _ := groupSender(size, p, i)
+				groups[m/size] = true
+			}
+			if want := min(groupSenders, groupMembers/size); len(groups) != want {
+				t.Errorf("size %d: the senders' messages %d are to %d groups, want %d", size, i, len(groups), want)
+			}
+		}
 	}
 }
 
@@ -164,22 +180,26 @@ func TestGroupScriptIsTheRelaysListAccept(t *testing.T) {
 	if err := b.fillGroupSenders(top, size); err != nil {
 		t.Fatal(err)
 	}
-	run := func(once bool) {
+	run := func(turns, count int, once bool) {
 		t.Helper()
 		f, err := os.CreateTemp("", "group-*.sql")
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer os.Remove(f.Name())
-		f.WriteString(groupScript(1, once)) // sender 0: member0's device 0
+		f.WriteString(groupScript(turns, once))
 		f.Close()
-		cmd := exec.Command(pgbench, "-n", "-M", "prepared", "-c", "1", "-t", "1", "-f", f.Name(), db)
+		args := []string{"-n", "-M", "prepared", "-c", "1", "-t", strconv.Itoa(count), "-f", f.Name()}
+		for _, v := range pgbenchGroupVars {
+			args = append(args, "-D", v)
+		}
+		cmd := exec.Command(pgbench, append(args, db)...)
 		cmd.Env = append(os.Environ(), refEnv...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("pgbench: %v\n%s", err, out)
 		}
 	}
-	run(false)
+	run(1, 1, false) // one turn, the first: member0's device 0
 
 	// The relay's accept of the same message.
 	ids := map[string]int64{}
@@ -233,7 +253,7 @@ func TestGroupScriptIsTheRelaysListAccept(t *testing.T) {
 	if _, err := pool.Exec(ctx, `TRUNCATE queue`); err != nil {
 		t.Fatal(err)
 	}
-	run(true)
+	run(1, 1, true)
 	once := copies("true")
 	var bodies, bodyBytes int
 	if err := pool.QueryRow(ctx, `SELECT count(*), sum(octet_length(body)) FROM bench_bodies`).Scan(&bodies, &bodyBytes); err != nil {
@@ -245,5 +265,26 @@ func TestGroupScriptIsTheRelaysListAccept(t *testing.T) {
 	}
 	if !slices.Equal(once, empty) || bodies != 1 || bodyBytes != clientBodySize {
 		t.Fatalf("body once queued\n%s\nand %d bodies of %d bytes; want the same copies empty and one body of %d", strings.Join(once, "\n"), bodies, bodyBytes, clientBodySize)
+	}
+
+	// A client takes the turns 0, 8, 16, … of the senders' table, from one
+	// transaction to the next: with 12 turns, 0, 8 and 4, which are
+	// member 0's device 0, member 1's device 1 and member 2's device 0.
+	if _, err := pool.Exec(ctx, `TRUNCATE queue`); err != nil {
+		t.Fatal(err)
+	}
+	run(members*groupDevices, 3, false)
+	var from []string
+	rows, err := pool.Query(ctx, `SELECT DISTINCT from_device FROM queue ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var d string
+		rows.Scan(&d)
+		from = append(from, d)
+	}
+	if want := []string{"D0_0", "D1_1", "D2_0"}; !slices.Equal(from, want) {
+		t.Fatalf("three turns sent from %v, want %v", from, want)
 	}
 }

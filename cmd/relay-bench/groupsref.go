@@ -36,27 +36,32 @@ type groupStore struct {
 	cpu    cpuUse  // per message
 }
 
-// groupSendersSQL is the table a pgbench client takes a random sender of
-// from: a member's device, the "to" list of its group and its key, and
-// the target accounts with the "to" of their copies, in AcceptSQL's form
-// ($7 and $11: the listed accounts, then the sender's).
+// groupSendersSQL is the table a pgbench client takes its senders from,
+// a row per turn (groupTurn): a member's device, the "to" list of its
+// group and its key, and the target accounts with the "to" of their
+// copies, in AcceptSQL's form ($7 and $11: the listed accounts, then the
+// sender's).
 const groupSendersSQL = `CREATE TABLE IF NOT EXISTS bench_group_senders (sender int PRIMARY KEY,
 	from_account bigint, from_device text, from_username text, list_key text, accounts bigint[], tos text[]);
 CREATE TABLE IF NOT EXISTS bench_bodies (envelope_id text PRIMARY KEY, body bytea NOT NULL);
 ALTER TABLE bench_bodies ALTER COLUMN body SET STORAGE EXTERNAL`
 
 // groupScript is a pgbench script of a message to a group: the relay's
-// accept of a list envelope (queue.AcceptSQL) by a random row of
-// bench_group_senders, with a body of the client-like size. With once it
+// accept of a list envelope (queue.AcceptSQL) with a body of the
+// client-like size, from the sender of the client's next turn in
+// bench_group_senders, which has turns rows. As the scenario's senders
+// do, client c takes turns c, c + groupSenders, c + 2*groupSenders, …,
+// counted in the variable j, which pgbench keeps from one transaction to
+// the next (pgbenchGroupVars starts it). With once it
 // simulates ADR 0076's body stored once per envelope: the body goes once
 // into bench_bodies, in the same transaction, and every copy's body is
 // empty. The simulation leaves out what releasing a shared body needs
 // (ADR 0076: an index on the copies' reference, and a lock at each ACK),
 // so what it saves is an upper bound.
-func groupScript(senders int, once bool) string {
+func groupScript(turns int, once bool) string {
 	body := pgbenchBody(clientBodySize)
-	prelude := fmt.Sprintf(`\set s random(0, %d)`, senders-1) + "\n" +
-		`SELECT from_account, from_device, from_username, list_key, accounts, tos, md5(random()::text || clock_timestamp()::text) AS eid FROM bench_group_senders WHERE sender = :s \gset` + "\n"
+	prelude := fmt.Sprintf(`\set n (:client_id + %d * :j) %% %d`, groupSenders, turns) + "\n" + `\set j :j + 1` + "\n" +
+		`SELECT from_account, from_device, from_username, list_key, accounts, tos, md5(random()::text || clock_timestamp()::text) AS eid FROM bench_group_senders WHERE sender = :n \gset` + "\n"
 	copies := body
 	if once {
 		prelude += "BEGIN;\nINSERT INTO bench_bodies (envelope_id, body) VALUES (:eid, " + body + ");\n"
@@ -71,8 +76,11 @@ func groupScript(senders int, once bool) string {
 	return s
 }
 
+// pgbenchGroupVars are groupScript's variables as pgbench starts them.
+var pgbenchGroupVars = []string{"j=0"}
+
 // fillGroupSenders writes bench_group_senders for groups of size: one row
-// per device of every member, numbered as the phases' streams.
+// per turn, as many as the members have devices.
 func (b *bench) fillGroupSenders(t *groupTopology, size int) error {
 	ctx := context.Background()
 	if _, err := b.pool.Exec(ctx, groupSendersSQL); err != nil {
@@ -96,18 +104,18 @@ func (b *bench) fillGroupSenders(t *groupTopology, size int) error {
 	}
 	batch := &pgx.Batch{}
 	batch.Queue(`TRUNCATE bench_group_senders`)
-	for m, name := range t.names {
-		list := groupList(t.names, size, m)
+	members := len(t.names)
+	for n := 0; n < members*groupDevices; n++ {
+		m, k := groupTurn(members, size, n)
+		name, list := t.names[m], groupList(t.names, size, m)
 		accounts := make([]int64, 0, len(list)+1)
-		for _, n := range list {
-			accounts = append(accounts, ids[n])
+		for _, l := range list {
+			accounts = append(accounts, ids[l])
 		}
 		accounts = append(accounts, ids[name])
 		tos := append(append([]string(nil), list...), name)
-		for k, c := range t.members[m] {
-			batch.Queue(`INSERT INTO bench_group_senders VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-				groupStream(m, k), ids[name], c.Device, name, queue.ListKey(list), accounts, tos)
-		}
+		batch.Queue(`INSERT INTO bench_group_senders VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			n, ids[name], t.members[m][k].Device, name, queue.ListKey(list), accounts, tos)
 	}
 	return b.pool.SendBatch(ctx, batch).Close()
 }
@@ -120,18 +128,18 @@ func (b *bench) groupReference(t *groupTopology, size int) (groupRef, error) {
 	if err := b.fillGroupSenders(t, size); err != nil {
 		return groupRef{}, err
 	}
-	senders := groupMembers * groupDevices
-	run, err := b.runPgbench(groupScript(senders, false), groupSenders, refEnv, 0)
+	turns := groupMembers * groupDevices
+	run, err := b.runPgbench(groupScript(turns, false), groupSenders, refEnv, 0, pgbenchGroupVars...)
 	if err != nil {
 		return groupRef{}, err
 	}
 	ref := groupRef{tps: run.tps}
 	count := max(1, groupStoreCopies/(groupCopies(size)*groupSenders))
 	say("groups of %d: the bytes of %d messages, body per copy and once…", size, count*groupSenders)
-	if ref.full, err = b.groupStore(groupScript(senders, false), count); err != nil {
+	if ref.full, err = b.groupStore(groupScript(turns, false), count); err != nil {
 		return groupRef{}, err
 	}
-	if ref.once, err = b.groupStore(groupScript(senders, true), count); err != nil {
+	if ref.once, err = b.groupStore(groupScript(turns, true), count); err != nil {
 		return groupRef{}, err
 	}
 	return ref, nil
@@ -153,7 +161,7 @@ func (b *bench) groupStore(script string, count int) (groupStore, error) {
 	if _, err := b.pool.Exec(ctx, `CHECKPOINT`); err != nil {
 		say("no checkpoint before the storage measurement: %v", err)
 	}
-	run, err := b.runPgbench(script, groupSenders, refEnv, count)
+	run, err := b.runPgbench(script, groupSenders, refEnv, count, pgbenchGroupVars...)
 	if err != nil {
 		return groupStore{}, err
 	}

@@ -54,8 +54,9 @@ type pgbenchRun struct {
 
 // runPgbench runs script with pgbench at the given concurrency, for one
 // phase or, when count > 0, for count transactions per client, with the
-// relay stopped so that both runs have the machine.
-func (b *bench) runPgbench(script string, clients int, env []string, count int) (pgbenchRun, error) {
+// relay stopped so that both runs have the machine. vars start the
+// script's variables ("name=value").
+func (b *bench) runPgbench(script string, clients int, env []string, count int, vars ...string) (pgbenchRun, error) {
 	f, err := os.CreateTemp("", "relay-bench-*.sql")
 	if err != nil {
 		return pgbenchRun{}, err
@@ -76,6 +77,9 @@ func (b *bench) runPgbench(script string, clients int, env []string, count int) 
 		length = []string{"-t", strconv.Itoa(count)}
 	}
 	args := append([]string{"-n", "-M", "prepared", "-c", strconv.Itoa(clients), "-j", "2"}, length...)
+	for _, v := range vars {
+		args = append(args, "-D", v)
+	}
 	cmd := exec.Command(b.o.pgbench, append(args, "-f", f.Name(), b.db)...)
 	cmd.Env = append(os.Environ(), env...)
 	wal0, err := b.walLSN()
