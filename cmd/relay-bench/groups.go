@@ -44,11 +44,11 @@ func groupSender(size, p, i int) (member, dev int) {
 	return groupTurn(groupMembers, size, p+groupSenders*i)
 }
 
-// groupTurn is who sends the n-th message of a run of turns among members
-// accounts in groups of size: consecutive turns go to different groups,
-// so that the messages in flight at once are to as many groups as there
-// are, and every member takes a turn, from its devices in turn, once
-// every members turns. The pgbench reference takes the same turns.
+// groupTurn is who sends turn n when members accounts form groups of
+// size. Consecutive turns go to different groups, so that the messages in
+// flight at once are to as many groups as there are; each member takes
+// one turn in every members turns, from its devices in turn. The pgbench
+// reference takes the same turns.
 func groupTurn(members, size, n int) (member, dev int) {
 	groups, turn := members/size, n%members
 	return turn%groups*size + turn/groups%size, n / members % groupDevices
