@@ -12,13 +12,24 @@
 //	latency   at half the 8-sender peak: POST start to arrival on each
 //	          target's stream
 //	clientlike  16 recipient accounts × 5 streaming devices, 8 and 32
-//	          publishers posting 1 KiB envelopes round-robin, every device
-//	          ACKing as the web client does (stream.js), without and with
+//	          publishers posting 1,246-byte envelopes (a message sealed in
+//	          MLS) round-robin, every device ACKing as the web client
+//	          does (stream.js), without and with
 //	          the receipts it sends; references: pgbench's durable 1 KiB
 //	          insert per envelope (the physical floor) and the accept
 //	          transaction, and with --ntfy, ntfy with 16 topics × 5
 //	          subscribers in alternate rounds; then the relay at half its
 //	          8-publisher peak
+//	groups    100 member accounts × 2 streaming devices ACKing as the web
+//	          client does, as 10 groups of 10 and then one group of 100;
+//	          8 senders at a time post a message to their group, one
+//	          envelope with the other members as its "to" list (ADR 0106);
+//	          accepted messages/s, copies delivered/s, every copy checked
+//	          exactly once, delivery at half the peak; references: pgbench
+//	          running the accept of a list envelope (queue.AcceptSQL), the
+//	          WAL and table bytes per message with the body per copy and,
+//	          simulated, once per envelope (ADR 0076), and with --ntfy,
+//	          ntfy with a topic per group in alternate rounds
 //	replay    10,000 queued envelopes for one device: connect to ready
 //	ack       three phases of streaming ingest with ACKs: rows deleted per
 //	          second and the queue table's size after each phase
@@ -60,7 +71,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/oklog/ulid/v2"
 
-	"relay/queue"
 	"relay/relayclient"
 )
 
@@ -90,6 +100,10 @@ type options struct {
 	// a connection of its own speaking HTTP/2, as a browser tab does
 	// (--http2, over TLS only)
 	http2 bool
+	// settle is how long a phase waits for copies still on their way once
+	// its sends are done, before a missing one counts as lost; a group's
+	// phase waits twice as long, for its many copies
+	settle time.Duration
 }
 
 // check refuses options that do not go together.
@@ -119,8 +133,8 @@ func main() {
 	flag.StringVar(&o.adminURL, "database-url", os.Getenv("RELAY_BENCH_DATABASE_URL"), "admin URL of a PostgreSQL server; default the project's private cluster")
 	flag.StringVar(&o.out, "json", ".artifacts/bench.json", "where to write the results as JSON")
 	flag.StringVar(&o.pgbench, "pgbench", "", "pgbench binary; default the one beside the PostgreSQL server binaries")
-	scenarios := flag.String("scenarios", "ingest,latency,clientlike,replay,ack,idle", "which scenarios to run, comma-separated")
-	flag.StringVar(&o.ntfy, "ntfy", "", "an ntfy binary to run the client-like scenario against, in alternate rounds; without it the ntfy lines are left out")
+	scenarios := flag.String("scenarios", "ingest,latency,clientlike,groups,replay,ack,idle", "which scenarios to run, comma-separated")
+	flag.StringVar(&o.ntfy, "ntfy", "", "an ntfy binary to run the client-like and groups scenarios against, in alternate rounds; without it the ntfy lines are left out")
 	flag.DurationVar(&o.ackInterval, "ack-interval", clientAckInterval, "the client-like devices' ACK interval; the web client's by default, 0 to ACK every delivery at once (the client before ADR 0074)")
 	flag.IntVar(&o.instances, "instances", 1, "relay processes on the same database for the client-like scenario, publishers and streams spread over them")
 	flag.Float64Var(&o.latencyRate, "latency-rate", 0, "envelopes per second of the latency scenario; 0: half of the 8-sender ingest peak (300 when ingest is not run)")
@@ -133,7 +147,7 @@ func main() {
 	for _, sc := range strings.Split(*scenarios, ",") {
 		o.only[strings.TrimSpace(sc)] = true
 	}
-	o.duration, o.idle, o.rounds = 4*time.Second, 2000, 1
+	o.duration, o.idle, o.rounds, o.settle = 4*time.Second, 2000, 1, 15*time.Second
 	if *long {
 		o.duration, o.idle, o.rounds = 20*time.Second, 10000, 3
 	}
@@ -256,6 +270,13 @@ func run(o options) error {
 			return err
 		}
 		add(cl...)
+	}
+	if o.only["groups"] {
+		gr, err := b.groupsScenario()
+		if err != nil {
+			return err
+		}
+		add(gr...)
 	}
 	if o.only["replay"] {
 		rep, err := b.replay(10000)
@@ -538,90 +559,6 @@ func (b *bench) ingest(senders int, streams bool) (float64, cpuUse, error) {
 		return 0, cpuUse{}, err
 	}
 	return float64(n.Load()) / b.o.duration.Seconds(), used.per(float64(n.Load())), nil
-}
-
-// pgbenchRef runs the relay's enqueue transaction with pgbench at the same
-// concurrency, with the relay stopped so that both runs have the machine.
-func (b *bench) pgbenchRef(clients int) (float64, cpuUse, error) {
-	say("pgbench reference with %d clients…", clients)
-	ctx := context.Background()
-	ps, err := b.pairs(clients)
-	if err != nil {
-		return 0, cpuUse{}, err
-	}
-	if _, err := b.pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS bench_pairs (client_id int PRIMARY KEY,
-		from_account bigint, from_device text, from_username text, to_account bigint, to_username text)`); err != nil {
-		return 0, cpuUse{}, err
-	}
-	if _, err := b.pool.Exec(ctx, `TRUNCATE bench_pairs`); err != nil {
-		return 0, cpuUse{}, err
-	}
-	for i, p := range ps {
-		if _, err := b.pool.Exec(ctx, `INSERT INTO bench_pairs SELECT $1, f.id, $2, f.username, t.id, t.username
-			FROM accounts f, accounts t, devices d WHERE d.id = $2 AND f.id = d.account_id AND t.username = $3`,
-			i, p.from[0].Device, p.name); err != nil {
-			return 0, cpuUse{}, err
-		}
-	}
-	tps, cpu, err := b.runPgbench(pgbenchScript(), clients, refEnv)
-	if err == nil {
-		b.refs[clients] = tps
-	}
-	return tps, cpu, err
-}
-
-// runPgbench runs script with pgbench at the given concurrency for one
-// phase, with the relay stopped so that both runs have the machine, and
-// returns its transactions per second and the CPU per transaction.
-func (b *bench) runPgbench(script string, clients int, env []string) (float64, cpuUse, error) {
-	f, err := os.CreateTemp("", "relay-bench-*.sql")
-	if err != nil {
-		return 0, cpuUse{}, err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.WriteString(script); err != nil {
-		return 0, cpuUse{}, err
-	}
-	f.Close()
-	b.stopRelay()
-	defer func() {
-		if err := b.startRelay(); err != nil {
-			say("restarting the relay: %v", err)
-		}
-	}()
-	cmd := exec.Command(b.o.pgbench, "-n", "-M", "prepared", "-c", strconv.Itoa(clients), "-j", "2",
-		"-T", strconv.Itoa(int(b.o.duration.Seconds())), "-f", f.Name(), b.db)
-	cmd.Env = append(os.Environ(), env...)
-	cpu0 := b.cpu()
-	out, err := cmd.CombinedOutput()
-	used := b.cpu().sub(cpu0)
-	if err != nil {
-		return 0, cpuUse{}, fmt.Errorf("pgbench: %v\n%s", err, out)
-	}
-	m := regexp.MustCompile(`tps = ([0-9.]+)`).FindSubmatch(out)
-	if m == nil {
-		return 0, cpuUse{}, fmt.Errorf("no tps in pgbench's output:\n%s", out)
-	}
-	tps, err := strconv.ParseFloat(string(m[1]), 64)
-	return tps, used.per(tps * b.o.duration.Seconds()), err
-}
-
-// pgbenchScript runs the relay's own accept statement (queue.AcceptSQL,
-// one statement and so one transaction) with pgbench variables for the
-// parameters.
-func pgbenchScript() string {
-	sql := queue.AcceptSQL
-	ts := "(extract(epoch from now()) * 1000)::bigint"
-	body := "decode(repeat('ab', 1024), 'hex')"
-	args := []string{":from_account", ":eid", ":to_username", "sha256(" + body + ")", ts, "now() + interval '6 minutes'",
-		"ARRAY[:to_account, :from_account]::bigint[]", ":from_device", ":from_username", body,
-		"ARRAY[:to_username, :to_username]::text[]", "now()"}
-	args = append(args, "true") // $13: a message to another account wakes its devices
-	for i := len(args); i >= 1; i-- {
-		sql = strings.ReplaceAll(sql, "$"+strconv.Itoa(i), args[i-1])
-	}
-	return `SELECT from_account, from_device, from_username, to_account, to_username, md5(random()::text || clock_timestamp()::text) AS eid FROM bench_pairs WHERE client_id = :client_id \gset` +
-		"\n" + strings.ReplaceAll(sql, "\n", " ") + ";\n"
 }
 
 // latency paces envelopes at rate per second for the phase and measures

@@ -73,27 +73,67 @@ func (b *bench) startNtfy() (*ntfy, error) {
 	return n, nil
 }
 
+// startPeer starts ntfy when --ntfy names it, and returns it (nil
+// without) and what stops it.
+func (b *bench) startPeer() (*ntfy, func(), error) {
+	if b.o.ntfy == "" {
+		return nil, func() {}, nil
+	}
+	peer, err := b.startNtfy()
+	if err != nil {
+		return nil, nil, err
+	}
+	return peer, func() {
+		peer.stop()
+		b.peer = nil
+	}, nil
+}
+
 func (n *ntfy) stop() {
 	_ = n.cmd.Process.Signal(syscall.SIGTERM)
 	_ = n.cmd.Wait()
 	os.RemoveAll(n.dir)
 }
 
-// ntfyPhase is the client-like phase against ntfy: 16 topics with five
-// subscribers each on /<topic>/json, publishers POSTing 1 KiB text bodies
-// to the topics round-robin. A body starts with the envelope's id, by
-// which arrivals are counted.
-func (b *bench) ntfyPhase(n *ntfy, publishers int) (phaseResult, error) {
-	say("ntfy, %d publishers…", publishers)
+// ntfyLoad is what one ntfy phase publishes: topics of subs subscribers
+// each, subscriber s of topic t being stream t*subs+s of the phase's
+// tally, and the topic of each publish.
+type ntfyLoad struct {
+	topics, subs, publishers int
+	topic                    func(p, i int) int // the topic of publisher p's i-th publish
+}
+
+// streams are the streams of topic t's subscribers.
+func (l ntfyLoad) streams(t int) []int {
+	s := make([]int, l.subs)
+	for i := range s {
+		s[i] = t*l.subs + i
+	}
+	return s
+}
+
+// clientNtfyLoad is the client-like scenario against ntfy: a topic per
+// recipient with a subscriber per device, publishers round-robin.
+func clientNtfyLoad(publishers int) ntfyLoad {
+	return ntfyLoad{topics: clientRecipients, subs: clientDevices, publishers: publishers,
+		topic: func(p, i int) int { return (p + i) % clientRecipients }}
+}
+
+// ntfyPhase is a phase against ntfy: its subscribers on /<topic>/json,
+// publishers POSTing text bodies of the client-like size (clientBodySize)
+// that start with the envelope id, by which arrivals are counted.
+func (b *bench) ntfyPhase(n *ntfy, l ntfyLoad) (phaseResult, error) {
+	say("ntfy, %d topics × %d subscribers, %d publishers…", l.topics, l.subs, l.publishers)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	client := &http.Client{Transport: b.transport}
 	prefix := "bench" + strings.ToLower(ulid.Make().String()[16:])
-	topics := make([]string, clientRecipients)
+	topics := make([]string, l.topics)
 	for i := range topics {
 		topics[i] = fmt.Sprintf("%s%d", prefix, i)
 	}
-	tl := newTally(clientRecipients * clientDevices)
+	subscribers := l.topics * l.subs
+	tl := newTally(subscribers)
 	var failed atomic.Value
 	fail := func(err error) {
 		if ctx.Err() == nil {
@@ -101,12 +141,12 @@ func (b *bench) ntfyPhase(n *ntfy, publishers int) (phaseResult, error) {
 		}
 	}
 	var subs sync.WaitGroup
-	ready := make(chan struct{}, clientRecipients*clientDevices)
-	for s := 0; s < clientRecipients*clientDevices; s++ {
+	ready := make(chan struct{}, subscribers)
+	for s := 0; s < subscribers; s++ {
 		subs.Add(1)
 		go func(s int) {
 			defer subs.Done()
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, n.base+"/"+topics[s/clientDevices]+"/json", nil)
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, n.base+"/"+topics[s/l.subs]+"/json", nil)
 			resp, err := client.Do(req)
 			if err != nil {
 				fail(err)
@@ -135,7 +175,7 @@ func (b *bench) ntfyPhase(n *ntfy, publishers int) (phaseResult, error) {
 	}
 	defer subs.Wait()
 	defer cancel()
-	for s := 0; s < clientRecipients*clientDevices; s++ {
+	for s := 0; s < subscribers; s++ {
 		select {
 		case <-ready:
 		case <-time.After(30 * time.Second):
@@ -148,44 +188,36 @@ func (b *bench) ntfyPhase(n *ntfy, publishers int) (phaseResult, error) {
 	pad := strings.Repeat("x", clientBodySize-26)
 	var accepted, refused atomic.Int64
 	var firstRefusal atomic.Value
-	var wg sync.WaitGroup
 	cpu0 := b.cpu()
 	start := time.Now()
-	deadline := start.Add(b.o.duration)
-	for p := 0; p < publishers; p++ {
-		wg.Add(1)
-		go func(p int) {
-			defer wg.Done()
-			for i := p; time.Now().Before(deadline) && ctx.Err() == nil; i++ {
-				r := i % clientRecipients
-				id := ulid.Make().String()
-				t0 := time.Now()
-				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, n.base+"/"+topics[r], bytes.NewBufferString(id+pad))
-				resp, err := client.Do(req)
-				if err != nil {
-					fail(err)
-					return
-				}
-				answer, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusOK {
-					// Refused, not accepted: under load ntfy answers 500 when
-					// SQLite stays locked past its busy timeout. Counted, and
-					// the publisher goes on as a client would with its next.
-					if refused.Add(1) == 1 {
-						firstRefusal.Store(fmt.Sprintf("%s %s", resp.Status, bytes.TrimSpace(answer)))
-					}
-					continue
-				}
-				tl.expect(id, t0, recipientStreams(r))
-				accepted.Add(1)
+	publish(ctx, l.publishers, 0, start.Add(b.o.duration), func(p, i int) bool {
+		t := l.topic(p, i)
+		id := ulid.Make().String()
+		t0 := time.Now()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, n.base+"/"+topics[t], bytes.NewBufferString(id+pad))
+		resp, err := client.Do(req)
+		if err != nil {
+			fail(err)
+			return false
+		}
+		answer, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			// Refused, not accepted: under load ntfy answers 500 when
+			// SQLite stays locked past its busy timeout. Counted, and the
+			// publisher goes on as a client would with its next.
+			if refused.Add(1) == 1 {
+				firstRefusal.Store(fmt.Sprintf("%s %s", resp.Status, bytes.TrimSpace(answer)))
 			}
-		}(p)
-	}
-	wg.Wait()
+			return true
+		}
+		tl.expect(id, t0, l.streams(t))
+		accepted.Add(1)
+		return true
+	})
 	elapsed := time.Since(start)
 	used := b.cpu().sub(cpu0)
-	tl.await(int(accepted.Load())*clientDevices, 15*time.Second)
+	tl.await(int(accepted.Load())*l.subs, b.o.settle)
 	cancel()
 	if err, ok := failed.Load().(error); ok {
 		return phaseResult{}, err
@@ -194,7 +226,8 @@ func (b *bench) ntfyPhase(n *ntfy, publishers int) (phaseResult, error) {
 	lats := tl.latencies()
 	msgs := float64(accepted.Load())
 	res := phaseResult{accepted: msgs / elapsed.Seconds(), p50: percentile(lats, 0.5), p99: percentile(lats, 0.99),
-		lost: lost, dup: dup, cpu: used.per(msgs), refused: int(refused.Load())}
+		lost: lost, dup: dup, stray: tl.strays(), cpu: used.per(msgs), refused: int(refused.Load()),
+		copies: copiesPerSecond(tl, start)}
 	if res.refused > 0 {
 		say("ntfy refused %d publishes, the first with %v", res.refused, firstRefusal.Load())
 	}

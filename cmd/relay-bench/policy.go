@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -142,6 +144,10 @@ type tally struct {
 	got  []map[string]int       // per stream: envelope id → arrivals
 	at   []map[string]time.Time // per stream: envelope id → first arrival
 	sent map[string]time.Time   // envelope id → POST start
+	// firsts counts the expected deliveries that arrived, kept as they
+	// come (an arrival can come before its expect: a stream may see an
+	// envelope before its sender has read the 202)
+	firsts int
 }
 
 func newTally(streams int) *tally {
@@ -160,6 +166,11 @@ func (t *tally) expect(id string, start time.Time, streams []int) {
 	defer t.mu.Unlock()
 	t.want[id] = streams
 	t.sent[id] = start
+	for _, s := range streams {
+		if t.got[s][id] > 0 {
+			t.firsts++
+		}
+	}
 }
 
 // arrived records one arrival of id on stream s.
@@ -168,6 +179,9 @@ func (t *tally) arrived(s int, id string, now time.Time) {
 	defer t.mu.Unlock()
 	if t.got[s][id] == 0 {
 		t.at[s][id] = now
+		if slices.Contains(t.want[id], s) {
+			t.firsts++
+		}
 	}
 	t.got[s][id]++
 }
@@ -195,15 +209,68 @@ func (t *tally) check() (lost, duplicated int) {
 func (t *tally) delivered() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.firsts
+}
+
+// strays counts the arrivals of expected envelopes on streams they do not
+// target: a copy delivered where it must not be, such as on the device
+// that sent it or on a device of another group.
+func (t *tally) strays() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	n := 0
-	for id, streams := range t.want {
-		for _, s := range streams {
-			if t.got[s][id] > 0 {
-				n++
+	for s, got := range t.got {
+		for id, k := range got {
+			if streams, ok := t.want[id]; ok && !slices.Contains(streams, s) {
+				n += k
 			}
 		}
 	}
 	return n
+}
+
+// problems describes, sorted, up to limit of the deliveries that were not
+// exactly once: missing, repeated, or on a stream the envelope does not
+// target, each stream named by name.
+func (t *tally) problems(limit int, name func(stream int) string) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []string
+	for id, streams := range t.want {
+		for _, s := range streams {
+			switch n := t.got[s][id]; {
+			case n == 0:
+				out = append(out, fmt.Sprintf("%s on %s: missing", id, name(s)))
+			case n > 1:
+				out = append(out, fmt.Sprintf("%s on %s: %d arrivals", id, name(s), n))
+			}
+		}
+	}
+	for s, got := range t.got {
+		for id, n := range got {
+			if streams, ok := t.want[id]; ok && !slices.Contains(streams, s) {
+				out = append(out, fmt.Sprintf("%s on %s, which it does not target: %d arrivals", id, name(s), n))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out[:min(len(out), limit)]
+}
+
+// lastArrival is the latest first arrival of an expected delivery, zero
+// when none arrived.
+func (t *tally) lastArrival() time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var last time.Time
+	for id, streams := range t.want {
+		for _, s := range streams {
+			if at, ok := t.at[s][id]; ok && at.After(last) {
+				last = at
+			}
+		}
+	}
+	return last
 }
 
 // await waits until want expected deliveries arrived, or for at most d.
@@ -238,6 +305,16 @@ func (t *tally) latencies() []float64 {
 	}
 	sort.Float64s(out)
 	return out
+}
+
+// copiesPerSecond is the expected deliveries that arrived per second, from
+// start to the last of them.
+func copiesPerSecond(t *tally, start time.Time) float64 {
+	last := t.lastArrival()
+	if !last.After(start) {
+		return 0
+	}
+	return float64(t.delivered()) / last.Sub(start).Seconds()
 }
 
 // percentile of sorted values, 0 when there are none.

@@ -42,16 +42,11 @@ func (b *bench) clientLikeScenario() ([]result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var peer *ntfy
-	if b.o.ntfy != "" {
-		if peer, err = b.startNtfy(); err != nil {
-			return nil, err
-		}
-		defer func() {
-			peer.stop()
-			b.peer = nil
-		}()
+	peer, stopPeer, err := b.startPeer()
+	if err != nil {
+		return nil, err
 	}
+	defer stopPeer()
 	type key struct {
 		who string // relay, receipts, ntfy
 		n   int
@@ -65,7 +60,7 @@ func (b *bench) clientLikeScenario() ([]result, error) {
 			}
 			runs[key{"relay", n}] = append(runs[key{"relay", n}], r)
 			if peer != nil {
-				r, err := b.ntfyPhase(peer, n)
+				r, err := b.ntfyPhase(peer, clientNtfyLoad(n))
 				if err != nil {
 					return nil, err
 				}
@@ -88,10 +83,7 @@ func (b *bench) clientLikeScenario() ([]result, error) {
 	add := func(metric string, v float64, unit, note string) {
 		out = append(out, result{"client", metric, v, unit, note})
 	}
-	of := fmt.Sprintf("median of %d rounds", b.o.rounds)
-	if b.o.rounds == 1 {
-		of = "one round"
-	}
+	of := b.roundsNote()
 	for _, n := range counts {
 		rl, rc := median(runs[key{"relay", n}]), median(runs[key{"receipts", n}])
 		add(fmt.Sprintf("relay, %d publishers", n), rl.accepted, "envelopes/s", "headline: no receipts, as ntfy carries none; "+of)
@@ -136,6 +128,14 @@ func (b *bench) clientLikeScenario() ([]result, error) {
 	return out, nil
 }
 
+// roundsNote says what a figure of alternating rounds is.
+func (b *bench) roundsNote() string {
+	if b.o.rounds == 1 {
+		return "one round"
+	}
+	return fmt.Sprintf("median of %d rounds", b.o.rounds)
+}
+
 // phaseLines adds the lines every relay phase reports.
 func (b *bench) phaseLines(out *[]result, what string, r phaseResult) {
 	add := func(metric string, v float64, unit, note string) {
@@ -176,8 +176,8 @@ func (b *bench) check(r phaseResult, who string, n int) {
 	}
 }
 
-// median is the per-figure median of phases; lost, duplicated and
-// refused are summed and the ACKed rows held the most of any.
+// median is the per-figure median of phases; lost, duplicated, stray
+// and refused are summed and the ACKed rows held the most of any.
 func median(rs []phaseResult) phaseResult {
 	if len(rs) == 0 {
 		return phaseResult{}
@@ -200,6 +200,8 @@ func median(rs []phaseResult) phaseResult {
 		receiptPerMsg: mid(func(r phaseResult) float64 { return r.receiptPerMsg }),
 		p50:           mid(func(r phaseResult) float64 { return r.p50 }),
 		p99:           mid(func(r phaseResult) float64 { return r.p99 }),
+		copies:        mid(func(r phaseResult) float64 { return r.copies }),
+		walPerMsg:     mid(func(r phaseResult) float64 { return r.walPerMsg }),
 	}
 	// The CPU of the round with the median total, so that its parts add up.
 	byCPU := append([]phaseResult(nil), rs...)
@@ -208,6 +210,7 @@ func median(rs []phaseResult) phaseResult {
 	for _, r := range rs {
 		m.lost += r.lost
 		m.dup += r.dup
+		m.stray += r.stray
 		m.refused += r.refused
 		m.ackedOld = max(m.ackedOld, r.ackedOld)
 		if r.protocol != m.protocol {
@@ -223,7 +226,8 @@ func (b *bench) pgbenchFloor(clients int) (float64, cpuUse, error) {
 	if _, err := b.pool.Exec(context.Background(), floorTableSQL); err != nil {
 		return 0, cpuUse{}, err
 	}
-	return b.runPgbench(floorScript, clients, floorEnv)
+	run, err := b.runPgbench(floorScript, clients, floorEnv, 0)
+	return run.tps, run.cpu, err
 }
 
 // reference is the accept transaction's pgbench at the given concurrency,
