@@ -244,7 +244,9 @@ func TestGroupMembership(t *testing.T) {
 	tablet.do(chromedp.Navigate("about:blank")) // offline through the changes
 
 	// bob's state before anything is sent: it opens what comes next (a
-	// state that opened a message has no key for it any more).
+	// state that opened a message has no key for it any more), once no
+	// commit is left to come before it.
+	settledAll(t, "before the first message", map[*tab]string{laptop: chat, phone: chat, bob: chat})
 	bobEarly := stolenStates(bob, chat)
 	laptop.send("before carol")
 	bob.openChat(chat)
@@ -285,6 +287,7 @@ func TestGroupMembership(t *testing.T) {
 	bob.waitFor("bob's line of his removal", `[...document.querySelectorAll('#messages .event')].some((e) => e.textContent === 'alice removed you.')`)
 	checkScreen(bob, "group-removed")
 	carol.waitFor("carol's line of bob's removal", `[...document.querySelectorAll('#messages .event')].some((e) => e.textContent === 'alice removed bob.')`)
+	settledAll(t, "after the removal", map[*tab]string{laptop: chat, phone: chat, carol: chat})
 	carolEarly := stolenStates(carol, chat)
 
 	laptop.send("after bob")
@@ -499,4 +502,26 @@ func TestGroupCommitBeforeWelcome(t *testing.T) {
 	dave.waitFor("dave at bob's epoch", `import('/store.js').then(async (s) => (await s.getMeta('group:' + (await s.getMeta('groupsOf:' + `+js(chat)+`))[0])).epoch === `+js(epoch(bob))+`)`)
 	dave.openChat(chat)
 	dave.waitFor("the rename's line", `[...document.querySelectorAll('#messages .event')].some((e) => e.textContent === 'bob renamed the group \u201cAfter\u201d.')`)
+}
+
+// TestGroupMemberKeyChange: alice has seen bob's safety code in the
+// group's panel; bob then replaces his account key. His device comes back
+// into the group with a new certificate, and alice's group chat warns, by
+// itself, that bob has a new key (nothing else would look his key up
+// again); in the panel, "The codes match" clears it.
+func TestGroupMemberKeyChange(t *testing.T) {
+	r := startRelay(t)
+	tabs, chat := adminsGroup(t, r, "Keys", 3, "alice", "bob", "carol")
+	alice, bob := tabs["alice"], tabs["bob"]
+	waitGroup(bob, "Keys")
+	alice.openChat(chat)
+	openPanel(alice, `[data-code-for=bob] .code`)
+	alice.do(chromedp.Click(chromedp.ID("chat-info-close")))
+	eval[int](bob, `import('/account.js').then((a) => a.rotateKey(`+js(password)+`, []))`)
+	alice.waitFor("the warning of bob's new key", `document.getElementById('group-key-warning')?.textContent.startsWith('bob has a new key')`)
+	checkScreen(alice, "group-key-warning")
+	alice.do(chromedp.Click(chromedp.ID("group-key-compare")))
+	alice.waitFor("the button to accept bob's code", `document.querySelector('[data-code-for=bob] .key-accept')`)
+	alice.do(chromedp.Click(chromedp.CSS(`[data-code-for=bob] .key-accept`)))
+	alice.waitFor("the warning gone", `!document.getElementById('group-key-warning')`)
 }

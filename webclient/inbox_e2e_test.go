@@ -78,8 +78,11 @@ func waitingToDecrypt(t *testing.T, inGroup bool) {
 		}
 		kept := eval[int](bob, `import('/store.js').then(async (s) => { let n = 0; for (const k of await s.metaKeys('mlsParked:')) n += (await s.getMeta(k)).length; return n; })`)
 		welcomes := eval[int](bob, `import('/store.js').then(async (s) => ((await s.getMeta('mlsWelcomes:alice')) || []).length)`)
-		if kept != 2 || welcomes != 1 {
-			t.Fatalf("%d sealed messages and %d welcomes kept, want 2 and 1", kept, welcomes)
+		// Kept: the two messages and the commit that made the group (a
+		// commit of a group this device is not in waits for the welcome
+		// too, which drops it: it is of the epoch before the welcome's).
+		if kept != 3 || welcomes != 1 {
+			t.Fatalf("%d sealed envelopes and %d welcomes kept, want 3 and 1", kept, welcomes)
 		}
 		if eval[bool](bob, `!!`+aliceItem+` && !!`+aliceItem+`.querySelector('.unread')`) {
 			t.Fatal("a message nobody can read yet counts as unread")

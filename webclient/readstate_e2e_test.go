@@ -75,6 +75,13 @@ func linkedDevice(t *testing.T, r *liveRelay, laptop *tab, user string) *tab {
 	// Linked, the phone starts its stream over: its page moves until open.
 	phone.waitFor("the new device's stream", headerSettled)
 	published(t, r, phone)
+	// It reports itself linked after it published its key packages.
+	for i := 0; r.count(`SELECT count(*) FROM devices WHERE id = $1 AND linked`, id) == 0; i++ {
+		if i > 400 {
+			t.Fatal("the new device never reported itself linked")
+		}
+		sleep()
+	}
 	eval[chromedp.Void](laptop, `location.hash = '#/chats'`)
 	laptop.waitFor("the chat list", `document.getElementById('new-chat-username')`)
 	return phone

@@ -475,6 +475,10 @@ async function processLinked(batch, b) {
   logForged(forged);
   // A member of a group chat asked to leave: its removal is committed.
   for (const r of results) if (r.kind === 'leave') groupchat.onLeave(r.chat, r.from);
+  // A member's key changed in a group chat: the directory says whether
+  // it is another than the one this device knew (a warning, as in a
+  // one-to-one chat).
+  for (const u of b.rekeyed) refreshKey(u).catch(() => {});
   // Strictly after the transaction completed, and only for the stream
   // still open: a replaced or stopped one replays what it did not ACK.
   if (ackTo > 0 && isCurrent(src)) ackWritten(ackTo, epoch);

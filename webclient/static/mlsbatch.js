@@ -56,6 +56,8 @@ export class Batch {
     this.unparked = [];
     /** @type {Map<string, any[]>} chat -> welcomes kept to join later */
     this.welcomes = new Map();
+    /** @type {Set<string>} accounts whose devices came back into a group chat with a new certificate (their key changed) */
+    this.rekeyed = new Set();
   }
 
   /** keptWelcomes says whether the batch kept a welcome to join later. */

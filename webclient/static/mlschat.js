@@ -251,6 +251,12 @@ async function applyCommit(m, h, r, g, chat, b) {
     b.refused.add(chat);
     return { skip: true };
   }
+  // A member's device coming back by an external commit carries a new
+  // certificate: its account's key changed, which the chat then checks.
+  if (group && h.wireformat === 'mls_public_message') {
+    const had = new Set(members(m.groupInfo(g.group)).map((x) => `${x.username}/${x.deviceId}`));
+    for (const x of members(m.groupInfo(r.group))) if (x.username && !had.has(`${x.username}/${x.deviceId}`)) b.rekeyed.add(x.username);
+  }
   b.groups.set(c.hex(m.groupInfo(g.group).groupId), { rec: removed ? { ...g.rec, removed: true } : g.rec, group: r.group });
   b.dirty.add(c.hex(m.groupInfo(g.group).groupId));
   if (!group) return { skip: true };

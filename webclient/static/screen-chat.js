@@ -230,6 +230,9 @@ async function toggleInfo(open) {
     d.infoBtn.focus();
     return;
   }
+  // A group's panel reads its members' codes again each time it opens: a
+  // key may have changed since.
+  if (groupchat.isGroup(d.username) && d.info.hidden === false) infoPanel(d.username, null);
   // A key to confirm: the panel opens at its top, the code in view.
   const btn = (!d.info.querySelector('#key-accept') && d.info.querySelector('#verify-btn')) || d.info.querySelector('#chat-info-close');
   if (btn) btn.focus();
@@ -297,7 +300,14 @@ export async function chatScreen(username, opening) {
     `A device was refused in this chat: its account's key, as the relay serves it, did not certify it. Someone may be trying to listen in. Compare the safety code with ${username}.`, ' ',
     el('button', { type: 'button', id: 'refused-compare', onclick: () => toggleInfo(true) }, 'Compare the safety code'), ' ',
     el('button', { type: 'button', id: 'refused-dismiss', onclick: () => sync.dismissNotice(username, 'refused') }, 'Dismiss')) : '';
-  const c = { username, ch, msgs, shown: shownList, rows: chatRows(shownList, ctx), warning: [warning, refused, rejoined], me, group };
+  // In a group chat, the members whose key changed, as their one-to-one
+  // chats know: the warning is the same, the codes in Group info.
+  const rekeyed = group ? (await Promise.all(group.accounts.filter((u) => u !== me).map(async (u) => (((await store.getChat(u)) || {}).keyChanged ? u : null)))).filter(Boolean) : [];
+  if (gen !== ui.gen) return;
+  const groupKeys = rekeyed.length ? el('div', { class: 'warning', id: 'group-key-warning', role: 'alert' },
+    `${rekeyed.join(', ')} ${rekeyed.length > 1 ? 'have' : 'has'} a new key. This happens when someone creates a new account key \u2014 or when someone is in the middle. Compare the safety code in person or on a call before you trust new messages.`, ' ',
+    el('button', { type: 'button', id: 'group-key-compare', onclick: () => toggleInfo(true) }, 'Compare the safety codes')) : '';
+  const c = { username, ch, msgs, shown: shownList, rows: chatRows(shownList, ctx), warning: [warning, refused, rejoined, groupKeys], me, group };
   const d = splitView();
   d.split.dataset.open = 'chat';
   renderListPane(d, listData);

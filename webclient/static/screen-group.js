@@ -175,6 +175,7 @@ async function fillCodes(panel, users) {
       code ? 'Safety code: ' : 'Safety code unknown yet',
       code ? el('span', { class: 'code small-code' }, code) : null,
       ch && ch.verified ? el('span', { class: 'verified-state' }, ' \u2713 Verified') : null,
-      ch && ch.keyChanged ? el('span', { class: 'error' }, ` ${u}'s key has changed: compare the code again.`) : null].filter(Boolean));
+      ch && ch.keyChanged ? el('span', { class: 'error' }, ` ${u}'s key has changed: compare the code again.`) : null,
+      ch && ch.keyChanged ? el('button', { type: 'button', class: 'key-accept', 'aria-label': `The codes match: ${u}`, onclick: () => sync.acceptKey(u) }, 'The codes match') : null].filter(Boolean));
   }
 }
