@@ -525,3 +525,44 @@ func TestGroupMemberKeyChange(t *testing.T) {
 	alice.do(chromedp.Click(chromedp.CSS(`[data-code-for=bob] .key-accept`)))
 	alice.waitFor("the warning gone", `!document.getElementById('group-key-warning')`)
 }
+
+// TestGroupMetaRules checks groupmeta.js's pure rules in the browser: a
+// group's record parses only in its shape (a bad name, admin or list is
+// refused), a change says what a person sees of a commit and nothing for
+// a device's, its words for each case, and @mentions match whole names
+// only.
+func TestGroupMetaRules(t *testing.T) {
+	r := startRelay(t)
+	_, tb := r.newProfile(t)
+	got := eval[[]string](tb, `import('/groupmeta.js').then((g) => {
+  const bad = [];
+  const check = (ok, what) => { if (!ok) bad.push(what); };
+  const te = new TextEncoder();
+  const meta = (o) => te.encode(JSON.stringify(o));
+  check(g.parseMeta(g.encodeMeta({ name: ' Family ', admins: ['bob', 'alice', 'bob'], creator: 'alice' })).name === 'Family', 'a name is trimmed');
+  check(g.parseMeta(g.encodeMeta({ name: 'F', admins: ['bob', 'alice'], creator: 'alice' })).admins.join() === 'alice,bob', 'admins sorted, once');
+  check(g.parseMeta(meta({ v: 1, name: '', admins: [], creator: 'alice' })) === null, 'an empty name');
+  check(g.parseMeta(meta({ v: 1, name: 'x'.repeat(65), admins: [], creator: 'alice' })) === null, 'a name too long');
+  check(g.parseMeta(meta({ v: 1, name: 'a\u0007b', admins: [], creator: 'alice' })) === null, 'a control character');
+  check(g.parseMeta(meta({ v: 1, name: 'ok', admins: ['Bob'], creator: 'alice' })) === null, 'an admin that is no username');
+  check(g.parseMeta(meta({ v: 1, name: 'ok', admins: [], creator: 'alice', left: 'bob' })) === null, 'left not a list');
+  check(g.parseMeta(meta({ v: 2, name: 'ok', admins: [], creator: 'alice' })) === null, 'another version');
+  check(g.parseMeta(new Uint8Array([0xff])) === null, 'not UTF-8');
+  const m0 = { name: 'Team', admins: ['alice'], creator: 'alice' };
+  check(g.changeOf('alice', { accounts: ['alice', 'bob'], meta: m0 }, { accounts: ['alice', 'bob'], meta: m0 }) === null, 'a device change says nothing');
+  const add = g.changeOf('alice', { accounts: ['alice'], meta: m0 }, { accounts: ['alice', 'bob', 'carol'], meta: m0 });
+  check(g.changeText(add, 'bob') === 'alice added you and carol.', 'an addition, as bob reads it: ' + g.changeText(add, 'bob'));
+  const left = g.changeOf('alice', { accounts: ['alice', 'carol'], meta: m0 }, { accounts: ['alice'], meta: { ...m0, left: ['carol'] } });
+  check(g.changeText(left, 'alice') === 'carol left the group.', 'a leave: ' + g.changeText(left, 'alice'));
+  const gone = g.changeOf('bob', { accounts: ['alice', 'bob', 'carol'], meta: m0 }, { accounts: ['alice', 'bob'], meta: { ...m0, gone: ['carol'] } });
+  check(g.changeText(gone, 'alice') === 'carol deleted their account and left the group.', 'a deletion: ' + g.changeText(gone, 'alice'));
+  const ren = g.changeOf('alice', { accounts: ['alice'], meta: m0 }, { accounts: ['alice'], meta: { ...m0, name: 'Crew', admins: ['alice', 'bob'] } });
+  check(g.changeText(ren, 'alice') === 'You renamed the group \u201cCrew\u201d; you made bob an admin.', 'a rename and an admin: ' + g.changeText(ren, 'alice'));
+  check(g.mentions('hi @bob!', 'bob') && g.mentions('@bob', 'bob') && !g.mentions('hi @bobby', 'bob') && !g.mentions('mail bob@bob.com', 'bob') && !g.mentions('a.@bob', 'bob'), 'mentions');
+  check(g.initials('family trip') === 'FT' && g.initials('Family') === 'F', 'initials');
+  return bad;
+})`)
+	if len(got) > 0 {
+		t.Fatalf("groupmeta.js: %s", strings.Join(got, "; "))
+	}
+}

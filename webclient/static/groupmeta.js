@@ -164,7 +164,8 @@ export function changeText(ch, me) {
   }
   if (ch.admins.length) parts.push(`${who} made ${names(ch.admins, me)} ${ch.admins.length > 1 ? 'admins' : 'an admin'}`);
   if (ch.unadmins.length) parts.push(`${who} took admin rights from ${names(ch.unadmins, me)}`);
-  let text = parts.join('; ') + '.';
+  // "You" starts the line only: "You renamed …; you made bob an admin."
+  let text = parts.map((p, i) => (i > 0 && p.startsWith('You ') ? 'you' + p.slice(3) : p)).join('; ') + '.';
   if (ch.joined && !ch.created) text += ' You see the messages sent from now on.';
   return text;
 }

@@ -10,6 +10,7 @@ import * as account from './account.js';
 import { isOwner, notify, onRemote, post } from './election.js';
 import { markDeleted } from './contacts.js';
 import * as mlschat from './mlschat.js';
+import { isGroup } from './groupmeta.js';
 import { ulid, ulidTime } from './ulid.js';
 
 // REUSE_WINDOW: an id never sent is renewed before its first attempt when
@@ -323,6 +324,9 @@ async function attempt(m, freshOnly = false) {
       changed(m.chat);
       later(m.chat, secs * 1000);
       return false;
+    }
+    if (e.code === 'account_deleted' && isGroup(m.chat)) {
+      return fail(m, { code: 'account_deleted', text: 'Not sent: every other member of this group deleted their account.' });
     }
     if (e.code === 'account_deleted') {
       // No Retry can ever work: the chat learns it before it shows this.
