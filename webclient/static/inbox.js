@@ -13,7 +13,7 @@ import * as account from './account.js';
 import { isOwner, notify, subscribe } from './election.js';
 import { flushOutbox } from './outbox.js';
 import { refreshKey } from './contacts.js';
-import { parseRecord } from './records.js';
+import { interpret } from './records.js';
 import { flushReceipts } from './receipts.js';
 import * as mlschat from './mlschat.js';
 import { isGroup, changeText, mentions } from './groupmeta.js';
@@ -161,36 +161,6 @@ async function decrypt(env, b = null) {
   }
   base.pub = open.pub;
   return interpret(open.record, base, self);
-}
-
-// interpret turns a decrypted record into what the store writes: a
-// message; a record to apply to the message it names; a read position; a
-// row that keeps a record of a type this client does not know, read again
-// by a newer one; or a record that does not parse, counted and dropped
-// (docs/crypto.md, "Records").
-function interpret(record, base, self) {
-  const r = parseRecord(record);
-  switch (r.type) {
-    case 'text':
-      return { kind: 'message', msg: { ...base, text: r.text, replyTo: r.replyTo } };
-    case 'read':
-      return self ? { kind: 'read', chat: r.chat, upTo: r.upTo, sort: r.sort, v: r.v, base: r.base, ids: r.ids } : { kind: 'skip' };
-    case 'edit':
-    case 'delete':
-    case 'reaction':
-    case 'receipt':
-      // A receipt of this account's own (another device acknowledging to
-      // the other person) is not for this device.
-      if (r.type === 'receipt' && base.dir === 'out') return { kind: 'skip' };
-      return { kind: 'record', rec: r, key: { sort: base.sort, id: base.id }, author: base.from, chat: base.chat };
-    case 'leave':
-      return isGroup(base.chat) ? { kind: 'leave', chat: base.chat, from: base.from } : { kind: 'skip' };
-    case 'unknown':
-      return { kind: 'message', msg: { ...base, text: null, unknown: true, record: JSON.stringify(record) } };
-    default:
-      console.warn('sync: a record that does not parse was dropped (bad ' + r.reason + ')');
-      return { kind: 'invalid' };
-  }
 }
 
 // rereadUnknown reads again, once per page, the records kept because their

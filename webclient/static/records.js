@@ -1,6 +1,7 @@
 // records.js: the records inside the ciphertext (docs/crypto.md,
-// "Records"): what parses, and how a record changes the message it names.
-// Pure functions: the store applies them inside its transactions, and the
+// "Records"): what parses, what the store writes for a record opened
+// (interpret), and how a record changes the message it names. Pure
+// functions (interpret logs a record that does not parse): the store applies them inside its transactions, and the
 // Go twin (relayclient/seal, ParseRecord) is bound to the same rules by the
 // known-answer vectors.
 
@@ -185,4 +186,36 @@ export function reactionsOf(m) {
     if (who.length) out.push({ emoji, by: who });
   }
   return out;
+}
+
+// interpret turns a decrypted record into what the store writes: a
+// message; a record to apply to the message it names; a read position; a
+// row that keeps a record of a type this client does not know, read again
+// by a newer one; or a record that does not parse, counted and dropped
+// (docs/crypto.md, "Records"). base is the envelope's row as the inbox
+// makes it ({id, chat, from, dir, sort, …}); self says the envelope is
+// from this account to itself (a read position is taken only then).
+export function interpret(record, base, self) {
+  const r = parseRecord(record);
+  switch (r.type) {
+    case 'text':
+      return { kind: 'message', msg: { ...base, text: r.text, replyTo: r.replyTo } };
+    case 'read':
+      return self ? { kind: 'read', chat: r.chat, upTo: r.upTo, sort: r.sort, v: r.v, base: r.base, ids: r.ids } : { kind: 'skip' };
+    case 'edit':
+    case 'delete':
+    case 'reaction':
+    case 'receipt':
+      // A receipt of this account's own (another device acknowledging to
+      // the other person) is not for this device.
+      if (r.type === 'receipt' && base.dir === 'out') return { kind: 'skip' };
+      return { kind: 'record', rec: r, key: { sort: base.sort, id: base.id }, author: base.from, chat: base.chat };
+    case 'leave':
+      return base.chat.startsWith('g:') ? { kind: 'leave', chat: base.chat, from: base.from } : { kind: 'skip' };
+    case 'unknown':
+      return { kind: 'message', msg: { ...base, text: null, unknown: true, record: JSON.stringify(record) } };
+    default:
+      console.warn('sync: a record that does not parse was dropped (bad ' + r.reason + ')');
+      return { kind: 'invalid' };
+  }
 }
