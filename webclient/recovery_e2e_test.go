@@ -72,6 +72,10 @@ func TestRecoveryKeyRestoresTheAccount(t *testing.T) {
 	r, alice, bob := aliceAndBob(t)
 	ctx := context.Background()
 	alice.waitFor("the recovery key offer after registration", `document.getElementById('recovery-offer')`)
+	// The chat is in an MLS group from its first message: with no key
+	// package of bob's yet, alice would seal it the old way, and so would
+	// bob's answer below, which the restored device would then open.
+	published(t, r, bob)
 	alice.openChat("bob")
 	alice.send("before the logout")
 	bob.openChat("alice")
@@ -111,6 +115,7 @@ func TestRecoveryKeyRestoresTheAccount(t *testing.T) {
 	fresh.login("alice")
 	// Sent to the device waiting to be linked: it is read once restored.
 	bob.send("while alice was away")
+	bob.waitFor("bob's message accepted by the relay", `(() => { const m = `+msgRow("while alice was away")+`; return !!m && m.dataset.status === 'sent'; })()`)
 	fresh.waitFor("the restore form", `document.getElementById('restore-key')`)
 	fitsWidths(fresh, "restore")
 	typeRecoveryKey(fresh, strings.ToLower(strings.ReplaceAll(key, "-", " ")))
