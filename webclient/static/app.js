@@ -241,6 +241,9 @@ sync.subscribe(async (ev) => {
       chatScreen(ui.current.arg, false);
     } else if (ui.current.name === 'chats') {
       chatsScreen();
+    } else if (ui.current.name === 'new-group') {
+      // The list beside the form (which stays as it is) follows too.
+      newGroupScreen();
     } else {
       store.getChats().then(renderTitle);
     }

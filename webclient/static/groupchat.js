@@ -16,6 +16,7 @@ import * as election from './election.js';
 import { mls, locked, claim, accountsOf, members, recipients, describe, device, today, keepNew, finish, listKey, groupKey, sendingGroup, commitChange } from './mlsgroups.js';
 import { checkName, encodeMeta, parseMeta, chatOfGroup, isGroup, names, MAX_MEMBERS } from './groupmeta.js';
 import { sendLeave, deletedMembers } from './outbox.js';
+import { upkeep } from './mlsmembers.js';
 
 export { isGroup } from './groupmeta.js';
 
@@ -75,7 +76,9 @@ export async function create(name, usernames) {
       await finish(chat, p);
     } catch (e) {
       if (e instanceof api.ApiError && (e.code === 'network' || e.status >= 500)) {
-        throw new GroupError('network', 'The group is made on this device, but the relay cannot be reached to tell its members. It is sent when you write in it.');
+        // Sent by the upkeep once the relay answers again.
+        upkeep();
+        throw new GroupError('network', 'The group is made on this device, but the relay cannot be reached to tell its members. It is sent to them as soon as the relay answers again, and appears in your chats then.');
       }
       throw e;
     }

@@ -109,6 +109,18 @@ export async function sealNow(chat, id, record) {
 }
 
 /**
+ * groupAccounts are the accounts in a group chat's group as this device
+ * holds it now, or null when it holds none.
+ * @param {string} chat
+ * @returns {Promise<string[] | null>}
+ */
+export async function groupAccounts(chat) {
+  const list = (await store.getMeta(listKey(chat))) || [];
+  const rec = list.length ? await store.getMeta(groupKey(list[0])) : null;
+  return rec && rec.accounts ? rec.accounts : null;
+}
+
+/**
  * notMember is the error of a seal in a group chat this device is not in
  * (any more): code 'not_member'. Nothing sealed there can ever go.
  * @param {string} message

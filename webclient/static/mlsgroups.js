@@ -102,6 +102,15 @@ export async function chatsWithGroups() {
   return store.metaKeys('groupsOf:').then((ks) => ks.map((k) => k.slice('groupsOf:'.length)));
 }
 
+/**
+ * newGroupChats are the group chats made on this device whose commit or
+ * welcome the relay has not accepted yet (made while it was away).
+ * @returns {Promise<string[]>}
+ */
+export async function newGroupChats() {
+  return store.metaKeys('groupNew:g:').then((ks) => ks.map((k) => k.slice('groupNew:'.length)));
+}
+
 // ---- making a chat's group ----
 
 /**

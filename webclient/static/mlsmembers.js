@@ -17,7 +17,7 @@ import { checkMember } from './mlsidentity.js';
 import * as store from './store.js';
 import * as c from './crypto.js';
 import { isGroup } from './groupmeta.js';
-import { mls, locked, chatsWithGroups, sendingGroup, claim, commitChange, members, groupKey, welcomesKey, today, rejoin, device } from './mlsgroups.js';
+import { mls, locked, chatsWithGroups, newGroupChats, sendingGroup, claim, commitChange, members, groupKey, welcomesKey, today, rejoin, device } from './mlsgroups.js';
 
 // A look again soon after something was left to do (a new device with no
 // key package yet, a commit that lost its epoch or could not be sent),
@@ -123,10 +123,20 @@ async function gone(chat, all) {
 /** upkeepOnce looks at every group once: true when something is left. */
 async function upkeepOnce() {
   if (!election.isOwner() || !account.isLinked() || account.isRevoked()) return false;
-  const chats = await chatsWithGroups();
-  if (!chats.length) return false;
-  const linked = (await api.devices()).filter((d) => d.linked).map((d) => d.id);
+  // A group chat made while the relay was away is sent to its members
+  // first (its line and its chat appear then); a failure is tried again.
   let left = false;
+  for (const chat of await newGroupChats()) {
+    try {
+      await locked(chat, () => sendingGroup(chat));
+    } catch (e) {
+      left = true; // the relay is away, or refused it: looked at again
+      if (!(e instanceof api.ApiError)) throw e;
+    }
+  }
+  const chats = await chatsWithGroups();
+  if (!chats.length) return left;
+  const linked = (await api.devices()).filter((d) => d.linked).map((d) => d.id);
   for (const chat of chats) {
     if (await keepGroup(chat, linked)) left = true;
   }

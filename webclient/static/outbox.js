@@ -12,6 +12,7 @@ import { markDeleted } from './contacts.js';
 import * as mlschat from './mlschat.js';
 import { isGroup } from './groupmeta.js';
 import { ulid, ulidTime } from './ulid.js';
+import { connection } from './stream.js';
 
 // REUSE_WINDOW: an id never sent is renewed before its first attempt when
 // its time is further than this from the device clock, behind or ahead:
@@ -229,10 +230,42 @@ function recordOf(m) {
   return m.replyTo ? { type: 'text', text: m.text, replyTo: m.replyTo } : { type: 'text', text: m.text };
 }
 
+// sendTo sends a sealed message. A group chat's message goes to its
+// members as they were when it was sealed (a retry sends the very same
+// envelope), but not to an account removed from the group since: only a
+// copy the relay already accepted reached it. The relay holds the id
+// with the first list when an attempt it accepted went unanswered
+// (id_conflict): it is asked again with that list, and answers from its
+// record.
+async function sendTo(m) {
+  const to = m.to || m.chat;
+  if (!Array.isArray(to)) return api.send(m.id, to, m.body);
+  const now = await mlschat.groupAccounts(m.chat);
+  const kept = now ? to.filter((u) => now.includes(u)) : to;
+  if (kept.length === to.length) return api.send(m.id, to, m.body);
+  try {
+    return await api.send(m.id, kept.length ? kept : [account.me()], m.body);
+  } catch (e) {
+    if (e instanceof api.ApiError && e.code === 'id_conflict') return api.send(m.id, to, m.body);
+    throw e;
+  }
+}
+
 // attempt sends one pending message, with the id rules of ADR 0010 and
 // ADR 0084. It returns true when the message was accepted or failed for
 // good, false when it waits: for the network, or for the rate limit.
 async function attempt(m, freshOnly = false) {
+  // A group chat's message goes only while the stream is caught up: a
+  // removal that came meanwhile is known first (the message is sealed
+  // without the removed member, or sent past them, below). The ready of
+  // the next stream sends it.
+  if (isGroup(m.chat) && connection() !== 'open') {
+    if (!m.error || m.error.code !== 'network') {
+      await store.markWaiting(m, { code: 'network', text: 'Not sent yet: waiting for the connection to the relay. It will be sent by itself.' });
+      changed(m.chat);
+    }
+    return false;
+  }
   // The first attempt places the message at its time, kept through
   // retries and renewals until the 202 brings the relay's (ADR 0010).
   if (!Number.isFinite(m.sort)) m = { ...m, sort: Date.now() };
@@ -282,9 +315,7 @@ async function attempt(m, freshOnly = false) {
     // message").
     if (!claimed) return true;
     changed(m.chat);
-    // A group chat's message goes to its members as they were when it was
-    // sealed: a retry sends the very same envelope.
-    const res = await api.send(m.id, m.to || m.chat, m.body);
+    const res = await sendTo(m);
     if (Array.isArray(res.deleted) && res.deleted.length) onDeleted(m.chat, res.deleted);
     if (m.kind) await store.recordSent(m, res.ts, account.me());
     else await store.markSent(m, res.ts);

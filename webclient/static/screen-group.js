@@ -25,6 +25,7 @@ export async function newGroupScreen() {
   const err = el('p', { class: 'error', role: 'alert', id: 'group-error' });
   const progress = el('p', { class: 'muted', id: 'group-progress', role: 'status' });
   const submit = el('button', { type: 'submit', id: 'group-create', class: 'primary' }, 'Create group');
+  const cancel = el('a', { href: '#/chats', class: 'button', id: 'group-cancel' }, 'Cancel');
   const form = el('form', {
     class: 'card group-form',
     onsubmit: async (e) => {
@@ -35,6 +36,7 @@ export async function newGroupScreen() {
       const list = members.value.split(/[\s,;]+/).filter(Boolean);
       submit.disabled = true;
       progress.textContent = 'Making the group: fetching the keys of its members\u2019 devices\u2026';
+      let made = false;
       try {
         const chat = await groupchat.create(name.value, list);
         progress.textContent = '';
@@ -42,11 +44,22 @@ export async function newGroupScreen() {
       } catch (ex) {
         progress.textContent = '';
         const code = ex && ex.code;
+        if (code === 'network') {
+          // Made here, and sent by itself once the relay answers: making
+          // it again would make a second group.
+          made = true;
+          progress.textContent = ex.message;
+          name.disabled = true;
+          members.disabled = true;
+          cancel.textContent = 'Back to chats';
+          cancel.focus();
+          return;
+        }
         (code === 'bad_name' ? name : members).setAttribute('aria-invalid', 'true');
         err.textContent = ex instanceof groupchat.GroupError ? ex.message : `Could not make the group: ${ex && ex.message}`;
         (code === 'bad_name' ? name : members).focus();
       } finally {
-        submit.disabled = false;
+        submit.disabled = made;
       }
     },
   },
@@ -54,7 +67,7 @@ export async function newGroupScreen() {
   el('label', { for: 'group-members' }, 'Members'), members,
   el('p', { class: 'hint', id: 'group-members-hint' }, 'Their usernames, separated by commas or spaces. You are the group\u2019s admin: you can add and remove members later.'),
   err, progress,
-  el('div', { class: 'dialog-actions' }, el('a', { href: '#/chats', class: 'button' }, 'Cancel'), submit));
+  el('div', { class: 'dialog-actions' }, cancel, submit));
   d.chatPane.replaceChildren(el('section', { class: 'new-group', id: 'new-group', 'aria-labelledby': 'new-group-title' },
     el('div', { class: 'chat-head' },
       el('a', { href: '#/chats', class: 'chat-back', 'aria-label': 'Back to chats' }, '\u2190'),

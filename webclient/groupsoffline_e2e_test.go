@@ -1,0 +1,187 @@
+package webclient_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+)
+
+// failSends makes every send of tb fail on the network (its commits and
+// welcomes too, which go to the same endpoint) until the returned
+// function is called.
+func failSends(t *testing.T, tb *tab) func() {
+	t.Helper()
+	return failRequests(t, tb, "*/api/messages")
+}
+
+// failRequests makes every request of tb that matches one of the URL
+// patterns fail on the network until the returned function is called.
+func failRequests(t *testing.T, tb *tab, patterns ...string) func() {
+	t.Helper()
+	ctx, cancel := context.WithCancel(tb.ctx)
+	go func() {
+		for ev, err := range chromedp.Events(ctx, fetch.RequestPaused) {
+			if err != nil {
+				return
+			}
+			_, _ = chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonInternetDisconnected})
+		}
+	}()
+	var ps []*fetch.RequestPattern
+	for _, p := range patterns {
+		ps = append(ps, &fetch.RequestPattern{URLPattern: p})
+	}
+	if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: ps}); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	return func() {
+		t.Helper()
+		defer cancel()
+		if _, err := chromedp.Call(ctx, fetch.Disable, cdp.Empty{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestGroupMadeOffline: alice makes the group "Offline" with bob while
+// her sends cannot reach the relay. The form says that the group is made
+// on this device and reaches its members once the relay answers; bob has
+// nothing yet. When the network is back, without alice writing in the
+// group, it reaches bob with the line of its making, alice's chat list
+// shows it, and a message goes both ways. Control: a client that sends
+// such a group only when its maker writes in it never shows it to bob.
+func TestGroupMadeOffline(t *testing.T) {
+	r, alice, bob := aliceAndBob(t)
+	published(t, r, alice)
+	published(t, r, bob)
+
+	restore := failSends(t, alice)
+	eval[chromedp.Void](alice, `location.hash = '#/new-group'`)
+	alice.waitFor("the New group form", `document.getElementById('group-name')`)
+	alice.do(chromedp.SendKeys(chromedp.ID("group-name"), "Offline"), chromedp.SendKeys(chromedp.ID("group-members"), "bob"), chromedp.Click(chromedp.ID("group-create")))
+	alice.waitFor("the form to say the group reaches its members later", `document.getElementById('group-progress').textContent.includes('as soon as the relay answers again') && document.getElementById('group-create').disabled`)
+	fitsWidths(alice, "group-made-offline")
+	if id := groupChatOf(bob, "Offline"); id != "" {
+		t.Fatalf("bob has the group %s while alice could send nothing", id)
+	}
+	restore()
+
+	waitPastBackoff(bob, "the group made offline on bob's device", `[...document.querySelectorAll('#chat-list .chat-item .name')].some((e) => e.textContent === 'Offline')`)
+	chat := groupChatOf(bob, "Offline")
+	waitPastBackoff(alice, "the group made offline in alice's list", `[...document.querySelectorAll('#chat-list .chat-item .name')].some((e) => e.textContent === 'Offline')`)
+	if got := groupChatOf(alice, "Offline"); got != chat {
+		t.Fatalf("alice's group is %q, bob's %q", got, chat)
+	}
+	bob.openChat(chat)
+	bob.waitFor("the line of the group's making", `document.querySelector('#messages .event')`)
+	if got := lines(bob); !slices.ContainsFunc(got, func(l string) bool { return strings.Contains(l, "alice made the group") }) {
+		t.Fatalf("bob's lines: %q", got)
+	}
+	bob.send("got it")
+	alice.openChat(chat)
+	alice.waitMessage("got it")
+	alice.send("sent after all")
+	bob.waitMessage("sent after all")
+}
+
+// TestGroupRemovalBeforeSend: carol writes in the group "Team" while her
+// sends cannot reach the relay, so her message is sealed for alice and
+// bob and waits. alice then removes bob, and carol's device applies the
+// removal. When carol's sends go again, the message reaches alice, and no
+// attempt of it asks the relay to deliver it to bob: he was removed
+// before it was sent. Control: a client that sends it to the members as
+// they were when it was sealed names bob.
+func TestGroupRemovalBeforeSend(t *testing.T) {
+	var log sentLog
+	r := startWrapped(t, log.wrap)
+	tabs := map[string]*tab{}
+	for _, u := range []string{"alice", "bob", "carol"} {
+		_, tb := r.newProfile(t)
+		tb.register(u)
+		published(t, r, tb)
+		tabs[u] = tb
+	}
+	alice, bob, carol := tabs["alice"], tabs["bob"], tabs["carol"]
+	chat := makeGroup(alice, "Team", "bob carol")
+	waitGroup(bob, "Team")
+	waitGroup(carol, "Team")
+	carol.openChat(chat)
+
+	restore := failSends(t, carol)
+	carol.send("sealed before the removal")
+	row := msgRow("sealed before the removal")
+	carol.waitFor("the message waiting for the network", `(() => { const m = `+row+`; return !!m && m.dataset.status === 'pending' && m.textContent.includes('cannot be reached'); })()`)
+	eval[chromedp.Void](alice, `import('/groupchat.js').then((g) => g.remove(`+js(chat)+`, 'bob'))`)
+	carol.waitFor("carol without bob", accountsIn(chat, "alice", "carol"))
+	restore()
+
+	waitPastBackoff(carol, "the message sent", `(() => { const m = `+row+`; return !!m && m.dataset.status === 'sent'; })()`)
+	alice.openChat(chat)
+	alice.waitMessage("sealed before the removal")
+	id := msgID(carol, chat, "sealed before the removal")
+	n := 0
+	for _, s := range log.list() {
+		if s.ID != id {
+			continue
+		}
+		n++
+		if s.To != "" || !slices.Equal(s.ToList, []string{"alice"}) {
+			t.Fatalf("carol's message went to %q %q after bob's removal", s.To, s.ToList)
+		}
+	}
+	if n == 0 {
+		t.Fatal("the relay never got carol's message")
+	}
+}
+
+// TestGroupSendWaitsForTheStream: carol's device has no stream (and
+// cannot send) when she writes in the group "Team": the message is not
+// sealed yet, and says that it waits for the connection. alice removes
+// bob meanwhile. Once carol's device is back, its stream brings the
+// removal first, and the message goes to alice alone. Control: a client
+// that seals and sends a group message without its stream says that the
+// relay cannot be reached instead, and may seal it for bob.
+func TestGroupSendWaitsForTheStream(t *testing.T) {
+	var log sentLog
+	r := startWrapped(t, log.wrap)
+	tabs := map[string]*tab{}
+	for _, u := range []string{"alice", "bob", "carol"} {
+		_, tb := r.newProfile(t)
+		tb.register(u)
+		published(t, r, tb)
+		tabs[u] = tb
+	}
+	alice, bob, carol := tabs["alice"], tabs["bob"], tabs["carol"]
+	chat := makeGroup(alice, "Team", "bob carol")
+	waitGroup(bob, "Team")
+	waitGroup(carol, "Team")
+	carol.openChat(chat)
+
+	restore := failRequests(t, carol, "*/api/messages", "*/api/events*")
+	carol.do(chromedp.Reload())
+	carol.waitFor("the chat after the reload", `document.querySelector('.chat[data-chat=`+js(chat)+`] #chat-title') && document.getElementById('composer')`)
+	carol.send("written without a stream")
+	row := msgRow("written without a stream")
+	carol.waitFor("the message waiting for the connection", `(() => { const m = `+row+`; return !!m && m.dataset.status === 'pending' && m.textContent.includes('waiting for the connection'); })()`)
+	fitsWidths(carol, "group-waiting-for-stream")
+	eval[chromedp.Void](alice, `import('/groupchat.js').then((g) => g.remove(`+js(chat)+`, 'bob'))`)
+	alice.waitFor("alice without bob", accountsIn(chat, "alice", "carol"))
+	restore()
+
+	waitPastBackoff(carol, "the message sent", `(() => { const m = `+row+`; return !!m && m.dataset.status === 'sent'; })()`)
+	alice.openChat(chat)
+	alice.waitMessage("written without a stream")
+	id := msgID(carol, chat, "written without a stream")
+	for _, s := range log.list() {
+		if s.ID == id && (s.To != "" || !slices.Equal(s.ToList, []string{"alice"})) {
+			t.Fatalf("carol's message went to %q %q after bob's removal", s.To, s.ToList)
+		}
+	}
+}
