@@ -185,3 +185,45 @@ func TestGroupSendWaitsForTheStream(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupCommitWhileDirectoryAway: alice adds carol to the group "Team"
+// while bob's device cannot reach the relay's directory, so it cannot
+// check carol's device (it has never seen her key). bob's device keeps
+// the commit, and alice's next message behind it, instead of refusing
+// the commit and falling behind in the group for good; once the directory
+// answers, it applies both in order: the line of carol's addition, then
+// the message, and it reads what carol writes. Control: a client that
+// takes the failed check as a refusal never shows alice's message.
+func TestGroupCommitWhileDirectoryAway(t *testing.T) {
+	r := startRelay(t)
+	tabs := map[string]*tab{}
+	for _, u := range []string{"alice", "bob", "carol"} {
+		_, tb := r.newProfile(t)
+		tb.register(u)
+		published(t, r, tb)
+		tabs[u] = tb
+	}
+	alice, bob, carol := tabs["alice"], tabs["bob"], tabs["carol"]
+	chat := makeGroup(alice, "Team", "bob")
+	waitGroup(bob, "Team")
+	bob.openChat(chat)
+
+	restore := failRequests(t, bob, "*/api/accounts/*")
+	eval[chromedp.Void](alice, `import('/groupchat.js').then((g) => g.add(`+js(chat)+`, ['carol']))`)
+	alice.waitFor("carol in alice's group", accountsIn(chat, "alice", "bob", "carol"))
+	alice.send("after carol")
+	bob.waitFor("bob keeping the commit and the message behind it", `import('/store.js').then((s) => s.getMeta('mlsWelcomes:' + `+js(chat)+`)).then((l) => !!l && l.length === 2 && l[0].held)`)
+	if bob.hasMessage("after carol") {
+		t.Fatal("bob shows a message of an epoch he has not reached")
+	}
+	restore()
+
+	waitPastBackoff(bob, "alice's message after the commit", `[...document.querySelectorAll('#messages .msg')].some((e) => e.querySelector('.text').textContent === 'after carol')`)
+	if got := linesAndTexts(bob); !slices.Equal(got[len(got)-2:], []string{"| alice added carol.", "after carol"}) {
+		t.Fatalf("bob's chat ends with %q", got)
+	}
+	waitGroup(carol, "Team")
+	carol.openChat(chat)
+	carol.send("hello from carol")
+	bob.waitMessage("hello from carol")
+}

@@ -289,8 +289,10 @@ async function retryWelcomes() {
     try {
       await b.lock(chat);
       const results = [];
+      // A welcome, or a commit kept with what came after it: read again
+      // in order, each written as it reads now (a group chat's line).
       for (const env of await b.takeWelcomes(chat)) {
-        await decrypt(env, b);
+        results.push(await decrypt(env, b));
         for (const p of b.takeUnparked()) results.push(await decrypt(p, b));
       }
       if ((await b.welcomesOf(chat)).length) left = true;

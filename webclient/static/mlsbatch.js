@@ -82,6 +82,26 @@ export class Batch {
   }
 
   /**
+   * heldBehind says whether a commit of the chat waits, kept with its
+   * welcomes, to be applied again: what comes after it waits behind it.
+   * @param {string} chat
+   */
+  async heldBehind(chat) {
+    return (await this.welcomesOf(chat)).some((e) => e.held);
+  }
+
+  /**
+   * keepBehind keeps an envelope of the chat after those kept already,
+   * to be read again in order with them.
+   * @param {string} chat
+   * @param {any} env
+   */
+  async keepBehind(chat, env) {
+    const list = await this.welcomesOf(chat);
+    if (!list.some((e) => e.id === env.id)) list.push(env);
+  }
+
+  /**
    * park keeps an envelope of a group this device is not in until it
    * joins (a welcome that comes after it) or rejoins.
    * @param {string} gid

@@ -169,6 +169,13 @@ export async function open(env, body, b) {
   const known = b.groups.has(gid) ? b.groups.get(gid).rec : await store.getMeta(groupKey(gid));
   const chat = known && isGroup(known.chat) ? known.chat : pairChat;
   await b.lock(chat);
+  // A commit of the chat waits to be applied again (its members could not
+  // be checked while the directory was away): what comes after it waits
+  // behind it, in order, and is read with it (inbox.js retries them).
+  if (await b.heldBehind(chat)) {
+    await b.keepBehind(chat, keptForm(env, body));
+    return { skip: true };
+  }
   const g = await b.group(gid);
   /** @type {{undecryptable: true} | {skip: true}} */
   const unreadable = h.contentType === 'application' ? { undecryptable: true } : { skip: true };
@@ -208,11 +215,23 @@ export async function open(env, body, b) {
       replays.spent++;
       return { skip: true };
     }
+    if (transient(e)) {
+      await b.keepBehind(chat, { ...keptForm(env, body), held: true });
+      return { skip: true };
+    }
     console.warn('mlschat: a message of a group did not open', e instanceof Error ? e.name : '');
     if (m.isRefusedMember(e)) b.refused.add(chat);
     return h.contentType === 'application' ? { undecryptable: true } : { skip: true };
   }
-  if (r.kind !== 'application') return applyCommit(m, h, r, g, chat, b);
+  if (r.kind !== 'application') {
+    try {
+      return await applyCommit(m, h, r, g, chat, b);
+    } catch (e) {
+      if (!transient(e)) throw e;
+      await b.keepBehind(chat, { ...keptForm(env, body), held: true });
+      return { skip: true };
+    }
+  }
   b.groups.set(gid, { rec: g.rec, group: r.group });
   b.dirty.add(gid);
   const sender = r.sender && parseIdentity(r.sender);
@@ -304,6 +323,16 @@ export async function hasGroup(chat) {
 }
 
 /**
+ * transient says whether an error is the network's or the relay's for a
+ * while (a member's key or devices could not be looked up): what failed
+ * on it is tried again, never taken as a refusal.
+ * @param {any} e
+ */
+function transient(e) {
+  return !!e && (e.code === 'network' || (e instanceof api.ApiError && e.status >= 500));
+}
+
+/**
  * joinersLive says whether every member a commit brings is a device its
  * account's relay still lists: a device revoked since it was certified
  * (it still holds the account key) cannot join by an external commit.
@@ -315,11 +344,16 @@ async function joinersLive(m, before, after) {
   const had = new Set(members(m.groupInfo(before)).map((x) => `${x.username}/${x.deviceId}`));
   for (const x of members(m.groupInfo(after))) {
     if (had.has(`${x.username}/${x.deviceId}`) || !x.username) continue;
+    let live;
     try {
-      if (!(await api.accountDevices(x.username)).devices.includes(x.deviceId)) return false;
-    } catch {
-      return false; // not applied: this device falls behind, and rejoins
+      live = (await api.accountDevices(x.username)).devices;
+    } catch (e) {
+      // The directory is away: the commit is applied later (open keeps
+      // it); an account that is gone brings no live device.
+      if (transient(e)) throw e;
+      return false;
     }
+    if (!live.includes(x.deviceId)) return false;
   }
   return true;
 }
