@@ -50,6 +50,53 @@ func failRequests(t *testing.T, tb *tab, patterns ...string) func() {
 	}
 }
 
+// registered registers alice, bob and carol, each on a device of its own
+// with its key packages on the relay.
+func registered(t *testing.T, r *liveRelay) (alice, bob, carol *tab) {
+	t.Helper()
+	var tabs []*tab
+	for _, u := range []string{"alice", "bob", "carol"} {
+		_, tb := r.newProfile(t)
+		tb.register(u)
+		published(t, r, tb)
+		tabs = append(tabs, tb)
+	}
+	return tabs[0], tabs[1], tabs[2]
+}
+
+// team makes the group "Team" of alice, bob and carol on a relay whose
+// sends are logged, and opens it on carol's device.
+func team(t *testing.T) (log *sentLog, alice, carol *tab, chat string) {
+	t.Helper()
+	log = &sentLog{}
+	r := startWrapped(t, log.wrap)
+	alice, bob, carol := registered(t, r)
+	chat = makeGroup(alice, "Team", "bob carol")
+	waitGroup(bob, "Team")
+	waitGroup(carol, "Team")
+	carol.openChat(chat)
+	return log, alice, carol, chat
+}
+
+// sentOnlyTo checks that every send of the envelope id the relay got
+// named the accounts to, and that there was one.
+func sentOnlyTo(t *testing.T, log *sentLog, id string, to ...string) {
+	t.Helper()
+	n := 0
+	for _, s := range log.list() {
+		if s.ID != id {
+			continue
+		}
+		n++
+		if s.To != "" || !slices.Equal(s.ToList, to) {
+			t.Fatalf("the message went to %q %q, not %q", s.To, s.ToList, to)
+		}
+	}
+	if n == 0 {
+		t.Fatal("the relay never got the message")
+	}
+}
+
 // TestGroupMadeOffline: alice makes the group "Offline" with bob while
 // her sends cannot reach the relay. The form says that the group is made
 // on this device and reaches its members once the relay answers; bob has
@@ -99,20 +146,7 @@ func TestGroupMadeOffline(t *testing.T) {
 // before it was sent. Control: a client that sends it to the members as
 // they were when it was sealed names bob.
 func TestGroupRemovalBeforeSend(t *testing.T) {
-	var log sentLog
-	r := startWrapped(t, log.wrap)
-	tabs := map[string]*tab{}
-	for _, u := range []string{"alice", "bob", "carol"} {
-		_, tb := r.newProfile(t)
-		tb.register(u)
-		published(t, r, tb)
-		tabs[u] = tb
-	}
-	alice, bob, carol := tabs["alice"], tabs["bob"], tabs["carol"]
-	chat := makeGroup(alice, "Team", "bob carol")
-	waitGroup(bob, "Team")
-	waitGroup(carol, "Team")
-	carol.openChat(chat)
+	log, alice, carol, chat := team(t)
 
 	restore := failSends(t, carol)
 	carol.send("sealed before the removal")
@@ -125,20 +159,7 @@ func TestGroupRemovalBeforeSend(t *testing.T) {
 	waitPastBackoff(carol, "the message sent", `(() => { const m = `+row+`; return !!m && m.dataset.status === 'sent'; })()`)
 	alice.openChat(chat)
 	alice.waitMessage("sealed before the removal")
-	id := msgID(carol, chat, "sealed before the removal")
-	n := 0
-	for _, s := range log.list() {
-		if s.ID != id {
-			continue
-		}
-		n++
-		if s.To != "" || !slices.Equal(s.ToList, []string{"alice"}) {
-			t.Fatalf("carol's message went to %q %q after bob's removal", s.To, s.ToList)
-		}
-	}
-	if n == 0 {
-		t.Fatal("the relay never got carol's message")
-	}
+	sentOnlyTo(t, log, msgID(carol, chat, "sealed before the removal"), "alice")
 }
 
 // TestGroupSendWaitsForTheStream: carol's device has no stream (and
@@ -149,20 +170,7 @@ func TestGroupRemovalBeforeSend(t *testing.T) {
 // that seals and sends a group message without its stream says that the
 // relay cannot be reached instead, and may seal it for bob.
 func TestGroupSendWaitsForTheStream(t *testing.T) {
-	var log sentLog
-	r := startWrapped(t, log.wrap)
-	tabs := map[string]*tab{}
-	for _, u := range []string{"alice", "bob", "carol"} {
-		_, tb := r.newProfile(t)
-		tb.register(u)
-		published(t, r, tb)
-		tabs[u] = tb
-	}
-	alice, bob, carol := tabs["alice"], tabs["bob"], tabs["carol"]
-	chat := makeGroup(alice, "Team", "bob carol")
-	waitGroup(bob, "Team")
-	waitGroup(carol, "Team")
-	carol.openChat(chat)
+	log, alice, carol, chat := team(t)
 
 	restore := failRequests(t, carol, "*/api/messages", "*/api/events*")
 	carol.do(chromedp.Reload())
@@ -178,12 +186,7 @@ func TestGroupSendWaitsForTheStream(t *testing.T) {
 	waitPastBackoff(carol, "the message sent", `(() => { const m = `+row+`; return !!m && m.dataset.status === 'sent'; })()`)
 	alice.openChat(chat)
 	alice.waitMessage("written without a stream")
-	id := msgID(carol, chat, "written without a stream")
-	for _, s := range log.list() {
-		if s.ID == id && (s.To != "" || !slices.Equal(s.ToList, []string{"alice"})) {
-			t.Fatalf("carol's message went to %q %q after bob's removal", s.To, s.ToList)
-		}
-	}
+	sentOnlyTo(t, log, msgID(carol, chat, "written without a stream"), "alice")
 }
 
 // TestGroupCommitWhileDirectoryAway: alice adds carol to the group "Team"
@@ -196,14 +199,7 @@ func TestGroupSendWaitsForTheStream(t *testing.T) {
 // takes the failed check as a refusal never shows alice's message.
 func TestGroupCommitWhileDirectoryAway(t *testing.T) {
 	r := startRelay(t)
-	tabs := map[string]*tab{}
-	for _, u := range []string{"alice", "bob", "carol"} {
-		_, tb := r.newProfile(t)
-		tb.register(u)
-		published(t, r, tb)
-		tabs[u] = tb
-	}
-	alice, bob, carol := tabs["alice"], tabs["bob"], tabs["carol"]
+	alice, bob, carol := registered(t, r)
 	chat := makeGroup(alice, "Team", "bob")
 	waitGroup(bob, "Team")
 	bob.openChat(chat)
