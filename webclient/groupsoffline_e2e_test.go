@@ -223,3 +223,51 @@ func TestGroupCommitWhileDirectoryAway(t *testing.T) {
 	carol.send("hello from carol")
 	bob.waitMessage("hello from carol")
 }
+
+// TestGroupMemberRestored: bob, in alice's group "Team", logs out of his
+// only device and restores his account with the recovery key on a new
+// browser, whose device is in no group (a group chat keeps no GroupInfo
+// to rejoin from). When alice opens the group's info panel (and once a
+// day by itself), her device finds that none of bob's devices in the
+// group is one the relay lists, and brings bob back with the device it
+// lists now: bob's new browser gets the group, reads what alice writes
+// next and writes to it. The members stay alice and bob, and alice's
+// chat has no new line. Control: without it, bob's new browser never
+// gets the group.
+func TestGroupMemberRestored(t *testing.T) {
+	r := startRelay(t)
+	_, alice := r.newProfile(t)
+	alice.register("alice")
+	published(t, r, alice)
+	_, bob := r.newProfile(t)
+	bob.register("bob")
+	published(t, r, bob)
+	chat := makeGroup(alice, "Team", "bob")
+	waitGroup(bob, "Team")
+
+	key := saveRecoveryKey(bob)
+	bob.do(chromedp.Click(chromedp.ID("logout")))
+	bob.waitFor("the logout dialog", `document.getElementById('leave-confirm')`)
+	bob.do(chromedp.Click(chromedp.ID("leave-confirm")))
+	bob.waitFor("the auth form after logout", `document.getElementById('auth-username')`)
+	_, fresh := r.newProfile(t)
+	fresh.login("bob")
+	fresh.waitFor("the restore form", `document.getElementById('restore-key')`)
+	typeRecoveryKey(fresh, key)
+	fresh.waitFor("the restored chat list", `document.getElementById('new-chat-username')`)
+	published(t, r, fresh)
+
+	alice.openChat(chat)
+	openPanel(alice, "#group-members-list")
+	waitGroup(fresh, "Team")
+	fresh.openChat(chat)
+	alice.send("welcome back")
+	fresh.waitMessage("welcome back")
+	fresh.send("back again")
+	alice.waitMessage("back again")
+	alice.waitFor("alice and bob still", accountsIn(chat, "alice", "bob"))
+	if got := lines(alice); len(got) != 1 {
+		t.Fatalf("alice's chat shows the lines %q", got)
+	}
+	checkScreen(fresh, "group-member-restored")
+}

@@ -366,16 +366,17 @@ export async function commitChange(rec, made, after = {}) {
 }
 
 /**
- * newcomers is the `to` of a group chat's welcome: the accounts a commit
- * adds, or this account alone when it adds only devices of its own (its
- * other devices get every envelope it sends).
+ * newcomers is the `to` of a group chat's welcome: the accounts whose
+ * devices a commit adds (new members, or a member's devices brought back),
+ * or this account alone when it adds only devices of its own (its other
+ * devices get every envelope it sends).
  * @param {{members: (Uint8Array | null)[]}} before
  * @param {{members: (Uint8Array | null)[]}} after
  * @returns {string[]}
  */
 function newcomers(before, after) {
-  const had = new Set(accountsOf(before));
-  const fresh = accountsOf(after).filter((a) => !had.has(a));
+  const had = new Set(members(before).map((x) => `${x.username}/${x.deviceId}`));
+  const fresh = [...new Set(members(after).filter((x) => x.username && x.username !== account.me() && !had.has(`${x.username}/${x.deviceId}`)).map((x) => /** @type {string} */ (x.username)))].sort();
   return fresh.length ? fresh : [account.me()];
 }
 

@@ -66,11 +66,18 @@ async function keepGroup(chat, linked) {
     const stale = mine.filter((x) => !linked.includes(/** @type {string} */ (x.deviceId))).map((x) => x.leaf);
     stale.push(...(await gone(chat, all)));
     const update = rec.due && rec.updated !== today();
+    const back = checksToday(rec) ? await returning(all) : null;
+    if (back && !back.stale.length) {
+      rec.checked = today();
+      await store.keepGroups([[groupKey(rec.gid), rec]]);
+    }
+    if (back && back.stale.length) stale.push(...back.stale);
     if (!missing.length && !stale.length && !update) return false;
     const adds = missing.length ? (await claim(account.me(), isGroup(chat))).filter((k) => missing.includes(k.device)) : [];
+    if (back) adds.push(...back.adds);
     if (adds.length || stale.length) {
-      const out = await commitChange(rec, await m.changeMembers(group, adds.map((k) => k.keyPackage), stale));
-      return out === 'stale' || adds.length < missing.length || update;
+      const out = await commitChange(rec, await m.changeMembers(group, adds.map((k) => k.keyPackage), stale), back ? { checked: today() } : undefined);
+      return out === 'stale' || adds.length - (back ? back.adds.length : 0) < missing.length || update;
     }
     if (update) {
       // A commit with a path and nothing else: this device's leaf and the
@@ -81,6 +88,66 @@ async function keepGroup(chat, linked) {
     }
     return true; // a new device with no key package yet
   });
+}
+
+// ---- member accounts whose devices all left a group chat ----
+
+/**
+ * checksToday says whether this device looks today at the group chat's
+ * other accounts: once a day, on the devices of its first two admins (or
+ * members, sorted), so that a group of 100 costs 99 lookups a day, not
+ * 99 for each device.
+ * @param {any} rec
+ */
+function checksToday(rec) {
+  if (!isGroup(rec.chat) || rec.checked === today() || !rec.accounts) return false;
+  const admins = ((rec.meta && rec.meta.admins) || []).filter((/** @type {string} */ a) => rec.accounts.includes(a)).sort();
+  const order = [...admins, ...rec.accounts.filter((/** @type {string} */ a) => !admins.includes(a)).sort()];
+  return order.slice(0, 2).includes(account.me());
+}
+
+/**
+ * returning finds the member accounts of a group chat none of whose
+ * leaves is a device the relay lists, while it lists others (the account
+ * logged out everywhere and was restored with its recovery key, or
+ * linked again): their dead leaves, to remove, and a key package of each
+ * of their devices now, to add. The accounts in the group stay the same,
+ * so the commit changes no line; the new devices join by its welcome.
+ * @param {{leaf: number, username: string | null, deviceId: string | null}[]} all
+ */
+async function returning(all) {
+  /** @type {{stale: number[], adds: Awaited<ReturnType<typeof claim>>}} */
+  const out = { stale: [], adds: [] };
+  const others = [...new Set(all.map((x) => x.username).filter((u) => u && u !== account.me()))].sort();
+  for (const u of /** @type {string[]} */ (others)) {
+    let live;
+    try {
+      live = (await api.accountDevices(u)).devices;
+    } catch (e) {
+      if (e instanceof api.ApiError && (e.code === 'account_deleted' || e.code === 'unknown_account')) continue;
+      throw e;
+    }
+    const leaves = all.filter((x) => x.username === u);
+    if (!live.length || leaves.some((x) => live.includes(/** @type {string} */ (x.deviceId)))) continue;
+    const packages = await claim(u, true);
+    if (!packages.length) continue;
+    out.stale.push(...leaves.map((x) => x.leaf));
+    out.adds.push(...packages);
+  }
+  return out;
+}
+
+/**
+ * checkNow looks at the group chat's other accounts again (the info panel
+ * opened), whatever the day, if this device is one that looks.
+ * @param {string} chat
+ */
+export async function checkNow(chat) {
+  await locked(chat, async () => {
+    const rec = await sendingGroup(chat, false);
+    if (rec && rec.checked) await store.keepGroups([[groupKey(rec.gid), { ...rec, checked: null }]]);
+  });
+  return upkeep();
 }
 
 /**

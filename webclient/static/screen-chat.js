@@ -232,7 +232,12 @@ async function toggleInfo(open) {
   }
   // A group's panel reads its members' codes again each time it opens: a
   // key may have changed since.
-  if (groupchat.isGroup(d.username) && d.info.hidden === false) infoPanel(d.username, null);
+  if (groupchat.isGroup(d.username) && d.info.hidden === false) {
+    infoPanel(d.username, null);
+    // A member whose devices all left is brought back with the ones the
+    // relay lists for it now (mlsmembers.js).
+    sync.checkGroupMembers(d.username);
+  }
   // A key to confirm: the panel opens at its top, the code in view.
   const btn = (!d.info.querySelector('#key-accept') && d.info.querySelector('#verify-btn')) || d.info.querySelector('#chat-info-close');
   if (btn) btn.focus();

@@ -39,6 +39,7 @@ export { openChat, acceptKey, safetyCode, setVerified, isDeleted } from './conta
 export { state as notificationState, enable as enableNotifications, disable as disableNotifications } from './notifications.js';
 export { install as installShell } from './shell.js';
 export { checkMember } from './mlsidentity.js';
+export { checkNow as checkGroupMembers } from './mlsmembers.js';
 export { start as watchDevices, stop as unwatchDevices, devices, known as knownDevices, POLL_MS as DEVICE_POLL_MS } from './devicewatch.js';
 
 // A push came while this tab is open: the stream owner syncs now if its
