@@ -271,3 +271,53 @@ func TestGroupMemberRestored(t *testing.T) {
 	}
 	checkScreen(fresh, "group-member-restored")
 }
+
+// TestGroupMemberAddedAgain: alice removes bob from "Team" and adds him
+// again; bob's device, which applied his removal, takes the welcome that
+// adds him again and reads from then on. Then bob's device misses a
+// commit (the relay loses it from his queue while he is away): back, it
+// cannot read alice's next message, and the chat says so and what to do.
+// alice removes bob and adds him again, and the device reads again, the
+// notice gone. Control: a device that ignores a welcome to a group it
+// holds a state of stays out both times.
+func TestGroupMemberAddedAgain(t *testing.T) {
+	r := startRelay(t)
+	alice, bob, _ := registered(t, r)
+	chat := makeGroup(alice, "Team", "bob")
+	waitGroup(bob, "Team")
+	bob.openChat(chat)
+	readd := func() {
+		t.Helper()
+		eval[chromedp.Void](alice, `import('/groupchat.js').then((g) => g.remove(`+js(chat)+`, 'bob'))`)
+		alice.waitFor("alice alone", accountsIn(chat, "alice"))
+		eval[chromedp.Void](alice, `import('/groupchat.js').then((g) => g.add(`+js(chat)+`, ['bob']))`)
+		alice.waitFor("bob back in alice's group", accountsIn(chat, "alice", "bob"))
+	}
+
+	readd()
+	bob.waitFor("bob's device back in the group", accountsIn(chat, "alice", "bob"))
+	alice.openChat(chat)
+	alice.send("after adding bob again")
+	bob.waitMessage("after adding bob again")
+
+	// The relay loses a commit from bob's queue while he is away.
+	bobDevice := bob.deviceID()
+	bob.do(chromedp.Navigate("about:blank"))
+	eval[chromedp.Void](alice, `import('/groupchat.js').then((g) => g.rename(`+js(chat)+`, 'Team 2'))`)
+	alice.waitFor("the rename", `import('/groupchat.js').then((g) => g.info(`+js(chat)+`)).then((i) => i.name === 'Team 2')`)
+	waitDB(t, "the rename in bob's queue", func() bool { return r.queued(bobDevice) > 0 })
+	execDB(t, r, `DELETE FROM queue WHERE device_id = $1`, bobDevice)
+	alice.send("after the lost commit")
+	alice.waitFor("sent", `(() => { const m = `+msgRow("after the lost commit")+`; return !!m && m.dataset.status === 'sent'; })()`)
+	bob.do(chromedp.Navigate(r.URL + "/#/chat/" + chat))
+	bob.waitFor("the notice that bob's device is stuck", `document.getElementById('behind-notice')`)
+	checkScreen(bob, "group-behind")
+	if bob.hasMessage("after the lost commit") {
+		t.Fatal("bob's device read a message of an epoch it never reached")
+	}
+
+	readd()
+	alice.send("after the second addition")
+	bob.waitMessage("after the second addition")
+	bob.waitFor("the notice gone", `!document.getElementById('behind-notice')`)
+}

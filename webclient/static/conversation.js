@@ -23,8 +23,9 @@ export async function setReadReceipts(on) {
 }
 
 // dismissNotice hides a notice of the chat's encryption: 'rejoined' (this
-// device fell behind and joined it again) or 'refused' (a device that its
-// account key did not certify was refused).
+// device fell behind and joined it again), 'refused' (a device that its
+// account key did not certify was refused) or 'behind' (this device is
+// stuck behind in a group chat).
 export async function dismissNotice(chat, kind) {
   await store.setNotice(chat, kind, null);
   notify({ type: 'changed', chats: [chat] });

@@ -403,7 +403,12 @@ async function join(env, body, chat, b) {
     return;
   }
   if (!m.isLastResort(kept[i].keyPackage)) b.usedKeyPackages.push(c.b64encode(kept[i].keyPackage));
-  if (await b.group(gid)) return; // joined before
+  // Joined before, unless this device was removed from the group or
+  // found itself stuck behind in it (a group chat, which has no GroupInfo
+  // to rejoin from): a welcome then brings it back, with a new state.
+  const had = await b.group(gid);
+  if (had && !had.rec.removed && !had.rec.stuck) return;
+  if (had && had.rec.stuck) await store.setNotice(chat, 'behind', null);
   b.groups.set(gid, { rec: { gid, chat, state: null, epoch: Number(info.epoch), joined: Number(info.epoch) }, group });
   b.dirty.add(gid);
   const list = await b.list(chat);

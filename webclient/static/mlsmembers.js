@@ -269,6 +269,19 @@ async function rejoinAll() {
     if (out === 'done') {
       await store.setNotice(x.chat, 'rejoined', Date.now());
       election.notify({ type: 'changed', chats: [x.chat] });
+    } else if (out === 'none' && isGroup(x.chat) && x.epoch >= 0) {
+      // A group chat this device is stuck behind in: it cannot rejoin by
+      // itself, and says so; a welcome that adds it again is taken.
+      const stuck = await locked(x.chat, async () => {
+        const rec = await store.getMeta(groupKey(gid));
+        if (!rec || rec.removed || rec.epoch > x.epoch) return false;
+        await store.keepGroups([[groupKey(gid), { ...rec, stuck: Date.now() }]]);
+        return true;
+      });
+      if (stuck) {
+        await store.setNotice(x.chat, 'behind', Date.now());
+        election.notify({ type: 'changed', chats: [x.chat] });
+      }
     }
   }
   if (next < Infinity) rejoinSoon(next);

@@ -301,6 +301,9 @@ export async function chatScreen(username, opening) {
   const rejoined = ch && ch.rejoined ? el('div', { class: 'warning', id: 'rejoined-notice', role: 'status' },
     'This device fell behind the encryption of this chat and joined it again. Messages sent in between may be missing here.', ' ',
     el('button', { type: 'button', id: 'rejoined-dismiss', onclick: () => sync.dismissNotice(username, 'rejoined') }, 'Dismiss')) : '';
+  const stuck = ch && ch.behind ? el('div', { class: 'warning', id: 'behind-notice', role: 'alert' },
+    'This device missed a change of this group, so it cannot read what is sent in it now. Ask an admin of the group to remove you and add you again: this device then reads from that moment on.', ' ',
+    el('button', { type: 'button', id: 'behind-dismiss', onclick: () => sync.dismissNotice(username, 'behind') }, 'Dismiss')) : '';
   const refused = ch && ch.refused ? el('div', { class: 'warning', id: 'refused-notice', role: 'alert' },
     `A device was refused in this chat: its account's key, as the relay serves it, did not certify it. Someone may be trying to listen in. Compare the safety code with ${username}.`, ' ',
     el('button', { type: 'button', id: 'refused-compare', onclick: () => toggleInfo(true) }, 'Compare the safety code'), ' ',
@@ -312,7 +315,7 @@ export async function chatScreen(username, opening) {
   const groupKeys = rekeyed.length ? el('div', { class: 'warning', id: 'group-key-warning', role: 'alert' },
     `${rekeyed.join(', ')} ${rekeyed.length > 1 ? 'have' : 'has'} a new key. This happens when someone creates a new account key \u2014 or when someone is in the middle. Compare the safety code in person or on a call before you trust new messages.`, ' ',
     el('button', { type: 'button', id: 'group-key-compare', onclick: () => toggleInfo(true) }, 'Compare the safety codes')) : '';
-  const c = { username, ch, msgs, shown: shownList, rows: chatRows(shownList, ctx), warning: [warning, refused, rejoined, groupKeys], me, group };
+  const c = { username, ch, msgs, shown: shownList, rows: chatRows(shownList, ctx), warning: [warning, refused, rejoined, stuck, groupKeys], me, group };
   const d = splitView();
   d.split.dataset.open = 'chat';
   renderListPane(d, listData);

@@ -61,12 +61,13 @@ export async function setVerified(username, on) {
 // setNotice records when something the chat tells until dismissed
 // happened (null: the person dismissed it): 'rejoined', this device
 // rejoined the chat's MLS group after it fell behind; 'refused', a member
-// whose credential did not check was refused.
+// whose credential did not check was refused; 'behind', this device is
+// stuck behind in a group chat's group until a member adds it again.
 export async function setNotice(username, kind, at) {
   const t = await tx(['chats'], 'readwrite');
   const cs = t.objectStore('chats');
   const ch = await req(cs.get(username));
-  if (ch && (kind === 'rejoined' || kind === 'refused')) {
+  if (ch && (kind === 'rejoined' || kind === 'refused' || kind === 'behind')) {
     ch[kind] = at;
     cs.put(ch);
   }

@@ -17,7 +17,7 @@
 //              undecryptable, for good.
 //   chats     {username, lastTs, preview, lastOut, unread, read, late,
 //              readThere, readAhead, publicKey, keyChanged, verified, rejoined,
-//              refused};
+//              refused, behind};
 //              read is the read position {sort, id, v, base}, late the
 //              ids behind it still unread, readThere the last position
 //              taken from another device, readAhead ids read on another
