@@ -14,6 +14,12 @@ export class ApiError extends Error {
   }
 }
 
+// transient says whether a failed call may work later: the network, or
+// the relay failing for a while (5xx). Anything else is an answer.
+export function transient(e) {
+  return !!e && (e.code === 'network' || e.status >= 500);
+}
+
 let deviceId = null;
 let deviceForbidden = () => {};
 

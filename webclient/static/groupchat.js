@@ -75,7 +75,7 @@ export async function create(name, usernames) {
     try {
       await finish(chat, p);
     } catch (e) {
-      if (e instanceof api.ApiError && (e.code === 'network' || e.status >= 500)) {
+      if (e instanceof api.ApiError && api.transient(e)) {
         // Sent by the upkeep once the relay answers again.
         upkeep();
         throw new GroupError('network', 'The group is made on this device, but the relay cannot be reached to tell its members. It is sent to them as soon as the relay answers again, and appears in your chats then.');
@@ -119,7 +119,7 @@ function claimError(e, u) {
   if (!(e instanceof api.ApiError)) return e;
   if (e.code === 'unknown_account') return new GroupError('unknown_account', `There is no account named ${u}. Check the spelling.`);
   if (e.code === 'account_deleted') return new GroupError('account_deleted', `${u} deleted their account and cannot be added.`);
-  if (e.code === 'network' || e.status >= 500) return new GroupError('network', 'The relay cannot be reached, so the group cannot be made now. Try again when the connection is back.');
+  if (api.transient(e)) return new GroupError('network', 'The relay cannot be reached, so the group cannot be made now. Try again when the connection is back.');
   return new GroupError(e.code, `Could not add ${u}: ${e.message}`);
 }
 
@@ -189,7 +189,7 @@ async function change(chat, make) {
         return made ? commitChange(rec, made) : 'done';
       });
     } catch (e) {
-      if (e instanceof api.ApiError && (e.code === 'network' || e.status >= 500)) {
+      if (e instanceof api.ApiError && api.transient(e)) {
         throw new GroupError('network', 'The change is saved on this device and is sent when the relay can be reached.');
       }
       throw e;

@@ -215,7 +215,7 @@ export async function open(env, body, b) {
       replays.spent++;
       return { skip: true };
     }
-    if (transient(e)) {
+    if (api.transient(e)) {
       await b.keepBehind(chat, { ...keptForm(env, body), held: true });
       return { skip: true };
     }
@@ -227,7 +227,7 @@ export async function open(env, body, b) {
     try {
       return await applyCommit(m, h, r, g, chat, b);
     } catch (e) {
-      if (!transient(e)) throw e;
+      if (!api.transient(e)) throw e;
       await b.keepBehind(chat, { ...keptForm(env, body), held: true });
       return { skip: true };
     }
@@ -323,16 +323,6 @@ export async function hasGroup(chat) {
 }
 
 /**
- * transient says whether an error is the network's or the relay's for a
- * while (a member's key or devices could not be looked up): what failed
- * on it is tried again, never taken as a refusal.
- * @param {any} e
- */
-function transient(e) {
-  return !!e && (e.code === 'network' || (e instanceof api.ApiError && e.status >= 500));
-}
-
-/**
  * joinersLive says whether every member a commit brings is a device its
  * account's relay still lists: a device revoked since it was certified
  * (it still holds the account key) cannot join by an external commit.
@@ -350,7 +340,7 @@ async function joinersLive(m, before, after) {
     } catch (e) {
       // The directory is away: the commit is applied later (open keeps
       // it); an account that is gone brings no live device.
-      if (transient(e)) throw e;
+      if (api.transient(e)) throw e;
       return false;
     }
     if (!live.includes(x.deviceId)) return false;

@@ -116,7 +116,7 @@ async function accountKey(username) {
   } catch (e) {
     // Offline, the key recorded is the one the chat uses; a deleted or
     // unknown account has none.
-    if (e.code !== 'network' && !(e.status >= 500)) return null;
+    if (!api.transient(e)) return null;
     offline = e;
   }
   const ch = await store.getChat(username);

@@ -73,11 +73,11 @@ async function keepGroup(chat, linked) {
     }
     if (back && back.stale.length) stale.push(...back.stale);
     if (!missing.length && !stale.length && !update) return false;
-    const adds = missing.length ? (await claim(account.me(), isGroup(chat))).filter((k) => missing.includes(k.device)) : [];
-    if (back) adds.push(...back.adds);
+    const own = missing.length ? (await claim(account.me(), isGroup(chat))).filter((k) => missing.includes(k.device)) : [];
+    const adds = back ? [...own, ...back.adds] : own;
     if (adds.length || stale.length) {
       const out = await commitChange(rec, await m.changeMembers(group, adds.map((k) => k.keyPackage), stale), back ? { checked: today() } : undefined);
-      return out === 'stale' || adds.length - (back ? back.adds.length : 0) < missing.length || update;
+      return out === 'stale' || own.length < missing.length || update;
     }
     if (update) {
       // A commit with a path and nothing else: this device's leaf and the

@@ -367,7 +367,7 @@ async function attempt(m, freshOnly = false) {
     if (e.code === 'unknown_recipient') {
       return fail(m, { code: 'unknown_recipient', text: `Not sent: there is no account named ${m.chat}.` });
     }
-    if (e.code === 'network' || e.status >= 500) {
+    if (api.transient(e)) {
       await store.markWaiting(m, { code: 'network', text: 'Not sent yet: the relay cannot be reached. It will be retried.' });
       changed(m.chat);
       const l = lane(m.chat);

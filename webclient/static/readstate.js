@@ -111,7 +111,7 @@ async function sendRecord(rec) {
       console.warn('sync: could not seal a read record', e.name);
       return false;
     }
-    if (e.code === 'network' || e.status >= 500) {
+    if (api.transient(e)) {
       later(retryDelay);
       retryDelay = Math.min(retryDelay * 2, 60000);
       return false;

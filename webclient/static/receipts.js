@@ -114,7 +114,7 @@ async function sendOne(key, status, ids) {
       // The contact's key cannot be had now: try again later.
       return backoff;
     }
-    if (e.code === 'network' || e.status >= 500) {
+    if (api.transient(e)) {
       const w = backoff;
       backoff = Math.min(backoff * 2, 60000);
       return w;
