@@ -111,6 +111,10 @@ func TestSeqSetBackUnderAStream(t *testing.T) {
 	r, alice, bob := aliceAndBob(t, func(c *relay.Config) { c.CatchUp = 200 * time.Millisecond })
 	bob.openChat("alice")
 	bobDevice := bob.deviceID()
+	// Else the chat may start the old way and turn forward-secret midway:
+	// after the failover bob would take the first forward-secret message
+	// before the older ones, and rightly refuse those as a downgrade.
+	published(t, r, bob)
 	alice.openChat("bob")
 	for _, m := range []string{"one", "two", "three"} {
 		alice.send(m)
@@ -192,6 +196,10 @@ func TestAckOfAnOldEpoch(t *testing.T) {
 	r, alice, bob := aliceAndBob(t, func(c *relay.Config) { c.CatchUp = time.Hour })
 	bob.openChat("alice")
 	bobDevice := bob.deviceID()
+	// Else the chat may start the old way and turn forward-secret midway:
+	// after the failover bob would take the first forward-secret message
+	// before the older ones, and rightly refuse those as a downgrade.
+	published(t, r, bob)
 	alice.openChat("bob")
 	for _, m := range []string{"one", "two", "three"} {
 		alice.send(m)
