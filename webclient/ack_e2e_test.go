@@ -324,8 +324,11 @@ func TestLostACKIsReplayedAndRecognised(t *testing.T) {
 			var failing atomic.Bool
 			var lostUpTo atomic.Int64 // the highest upTo of an ACK lost
 			failing.Store(true)
+			// Subscribed here, not in the goroutine: a request paused before
+			// it would be lost, and hang.
+			paused := chromedp.Events(ctx, fetch.RequestPaused)
 			go func() {
-				for ev, err := range chromedp.Events(ctx, fetch.RequestPaused) {
+				for ev, err := range paused {
 					if err != nil {
 						return
 					}

@@ -267,8 +267,11 @@ func TestWaitingMessages(t *testing.T) {
 	// The relay out of reach: the attempt gets no answer.
 	ctx, cancel := context.WithCancel(alice.ctx)
 	defer cancel()
+	// Subscribed here, not in the goroutine: a request paused before
+	// it would be lost, and hang.
+	paused := chromedp.Events(ctx, fetch.RequestPaused)
 	go func() {
-		for ev, err := range chromedp.Events(ctx, fetch.RequestPaused) {
+		for ev, err := range paused {
 			if err != nil {
 				return
 			}

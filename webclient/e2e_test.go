@@ -88,8 +88,11 @@ func TestPendingSurvivesReload(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(alice.ctx)
 	defer cancel()
+	// Subscribed here, not in the goroutine: a request paused before
+	// it would be lost, and hang.
+	paused := chromedp.Events(ctx, fetch.RequestPaused)
 	go func() {
-		for ev, err := range chromedp.Events(ctx, fetch.RequestPaused) {
+		for ev, err := range paused {
 			if err != nil {
 				return
 			}

@@ -33,8 +33,11 @@ func TestLostAcceptedAnswerIsRetriedWithTheSameID(t *testing.T) {
 	ctx, cancel := context.WithCancel(alice.ctx)
 	defer cancel()
 	var dropped atomic.Int32
+	// Subscribed here, not in the goroutine: a request paused before
+	// it would be lost, and hang.
+	paused := chromedp.Events(ctx, fetch.RequestPaused)
 	go func() {
-		for ev, err := range chromedp.Events(ctx, fetch.RequestPaused) {
+		for ev, err := range paused {
 			if err != nil {
 				return
 			}

@@ -25,8 +25,11 @@ func failSends(t *testing.T, tb *tab) func() {
 func failRequests(t *testing.T, tb *tab, patterns ...string) func() {
 	t.Helper()
 	ctx, cancel := context.WithCancel(tb.ctx)
+	// Subscribed here, not in the goroutine: a request paused before
+	// it would be lost, and hang.
+	paused := chromedp.Events(ctx, fetch.RequestPaused)
 	go func() {
-		for ev, err := range chromedp.Events(ctx, fetch.RequestPaused) {
+		for ev, err := range paused {
 			if err != nil {
 				return
 			}

@@ -48,8 +48,11 @@ func waitingToDecrypt(t *testing.T, inGroup bool) {
 	var failing atomic.Bool
 	var failed atomic.Int32
 	failing.Store(true)
+	// Subscribed here, not in the goroutine: a request paused before
+	// it would be lost, and hang.
+	paused := chromedp.Events(ctx, fetch.RequestPaused)
 	go func() {
-		for ev, err := range chromedp.Events(ctx, fetch.RequestPaused) {
+		for ev, err := range paused {
 			if err != nil {
 				return
 			}
@@ -180,8 +183,11 @@ func TestSeqGapIsReplayedOrShown(t *testing.T) {
 			ctx, cancel := context.WithCancel(bob.ctx)
 			defer cancel()
 			var streams atomic.Int32
+			// Subscribed here, not in the goroutine: a request paused before
+			// it would be lost, and hang.
+			paused := chromedp.Events(ctx, fetch.RequestPaused)
 			go func() {
-				for ev, err := range chromedp.Events(ctx, fetch.RequestPaused) {
+				for ev, err := range paused {
 					if err != nil {
 						return
 					}

@@ -288,8 +288,11 @@ func TestChatListRows(t *testing.T) {
 	// A message the relay refuses: Not sent, until it is retried.
 	fctx, cancel := context.WithCancel(alice.ctx)
 	defer cancel()
+	// Subscribed here, not in the goroutine: a request paused before
+	// it would be lost, and hang.
+	paused := chromedp.Events(fctx, fetch.RequestPaused)
 	go func() {
-		for ev, err := range chromedp.Events(fctx, fetch.RequestPaused) {
+		for ev, err := range paused {
 			if err != nil {
 				return
 			}

@@ -132,8 +132,11 @@ func TestRateLimitIsAWait(t *testing.T) {
 	ctx, cancel := context.WithCancel(alice.ctx)
 	defer cancel()
 	var refused atomic.Int32
+	// Subscribed here, not in the goroutine: a request paused before
+	// it would be lost, and hang.
+	paused := chromedp.Events(ctx, fetch.RequestPaused)
 	go func() {
-		for ev, err := range chromedp.Events(ctx, fetch.RequestPaused) {
+		for ev, err := range paused {
 			if err != nil {
 				return
 			}
@@ -263,8 +266,11 @@ func TestReusedIDRefusedAsSkewedIsSentOnceFresh(t *testing.T) {
 	var let atomic.Bool
 	ctx, cancel := context.WithCancel(alice.ctx)
 	defer cancel()
+	// Subscribed here, not in the goroutine: a request paused before
+	// it would be lost, and hang.
+	paused := chromedp.Events(ctx, fetch.RequestPaused)
 	go func() {
-		for ev, err := range chromedp.Events(ctx, fetch.RequestPaused) {
+		for ev, err := range paused {
 			if err != nil {
 				return
 			}
@@ -349,8 +355,11 @@ func TestLostAnswerRetriedADayLaterIsRecognised(t *testing.T) {
 	var sent, answered atomic.Int32
 	ctx, cancel := context.WithCancel(alice.ctx)
 	defer cancel()
+	// Subscribed here, not in the goroutine: a request paused before
+	// it would be lost, and hang.
+	paused := chromedp.Events(ctx, fetch.RequestPaused)
 	go func() {
-		for ev, err := range chromedp.Events(ctx, fetch.RequestPaused) {
+		for ev, err := range paused {
 			if err != nil {
 				return
 			}
@@ -431,8 +440,11 @@ func TestOneChatWaitingHoldsBackNoOther(t *testing.T) {
 	var seen atomic.Int32
 	var mu sync.Mutex
 	var left []string // the ids of the envelopes let through
+	// Subscribed here, not in the goroutine: a request paused before
+	// it would be lost, and hang.
+	paused := chromedp.Events(ctx, fetch.RequestPaused)
 	go func() {
-		for ev, err := range chromedp.Events(ctx, fetch.RequestPaused) {
+		for ev, err := range paused {
 			if err != nil {
 				return
 			}

@@ -136,8 +136,11 @@ func TestReadRecordIsRetriedUntilAccepted(t *testing.T) {
 	ctx, cancel := context.WithCancel(laptop.ctx)
 	defer cancel()
 	var toSelf, failed atomic.Int32
+	// Subscribed here, not in the goroutine: a request paused before
+	// it would be lost, and hang.
+	paused := chromedp.Events(ctx, fetch.RequestPaused)
 	go func() {
-		for ev, err := range chromedp.Events(ctx, fetch.RequestPaused) {
+		for ev, err := range paused {
 			if err != nil {
 				return
 			}

@@ -67,8 +67,11 @@ func TestRevokedDeviceCannotType(t *testing.T) {
 	fctx, cancel := context.WithCancel(alice.ctx)
 	defer cancel()
 	var refused atomic.Int32
+	// Subscribed here, not in the goroutine: a request paused before
+	// it would be lost, and hang.
+	paused := chromedp.Events(fctx, fetch.RequestPaused)
 	go func() {
-		for ev, err := range chromedp.Events(fctx, fetch.RequestPaused) {
+		for ev, err := range paused {
 			if err != nil {
 				return
 			}
