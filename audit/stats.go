@@ -32,6 +32,8 @@ type Stats struct {
 	Contacts           int64
 	Queued             int64
 	QueuedBytes        int64
+	Attachments        int64         // stored, finished or not, expired ones not yet purged included
+	AttachmentBytes    int64         // their declared sizes
 	PerDevice          []DeviceQueue // devices with a non-empty queue
 }
 
@@ -51,9 +53,11 @@ func ReadStats(ctx context.Context, pool *pgxpool.Pool, now time.Time) (*Stats, 
 		(SELECT count(*) FROM sent),
 		(SELECT count(*) FROM contacts),
 		(SELECT count(*) FROM queue),
-		(SELECT coalesce(sum(octet_length(body)), 0) FROM queue)`, now).Scan(
+		(SELECT coalesce(sum(octet_length(body)), 0) FROM queue),
+		(SELECT count(*) FROM attachments),
+		(SELECT coalesce(sum(size), 0) FROM attachments)`, now).Scan(
 		&s.Accounts, &s.DisabledAccounts, &s.HeldNames, &s.RecoveryBlobs, &s.Devices, &s.RevokedDevices, &s.Sessions, &s.ExpiredSessions,
-		&s.IdempotencyRecords, &s.Contacts, &s.Queued, &s.QueuedBytes)
+		&s.IdempotencyRecords, &s.Contacts, &s.Queued, &s.QueuedBytes, &s.Attachments, &s.AttachmentBytes)
 	if err != nil {
 		return nil, err
 	}

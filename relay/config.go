@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"relay/attachments"
 	"relay/devices"
 	"relay/envelope"
 	"relay/queue"
@@ -103,6 +104,15 @@ type Config struct {
 	// back from new registrations (ADR 0059).
 	DeletedNameHold time.Duration
 
+	// AttachmentMaxSize bounds one attachment's ciphertext,
+	// AttachmentQuota what one account stores at once, and
+	// AttachmentMaxAge how long a finished attachment is kept; at least
+	// QueueMaxAge, so that a message delivered late can still fetch it.
+	// AttachmentsPerMinute bounds the uploads an account starts (ADR 0107).
+	AttachmentMaxSize, AttachmentQuota int64
+	AttachmentMaxAge                   time.Duration
+	AttachmentsPerMinute               int
+
 	// CommitWorkers and MaxGroup size the group commit of accepted
 	// envelopes (ADR 0018).
 	CommitWorkers, MaxGroup int
@@ -173,6 +183,12 @@ func DefaultConfig() Config {
 		// hourly is precise enough.
 		PurgeInterval: time.Hour,
 		RevokedKeep:   30 * 24 * time.Hour,
+		// ADR 0107: a 100 MiB file fits; a gigabyte an account; kept past
+		// the queue's 30 days; a batch of photos a minute.
+		AttachmentMaxSize:    attachments.DefaultMaxSize,
+		AttachmentQuota:      attachments.DefaultQuota,
+		AttachmentMaxAge:     attachments.DefaultMaxAge,
+		AttachmentsPerMinute: 60,
 		// Long enough that the contacts of a deleted account see "deleted"
 		// before anyone else can take its name (ADR 0059).
 		DeletedNameHold: devices.DefaultNameHold,

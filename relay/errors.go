@@ -56,6 +56,9 @@ const (
 	codeBadKeyPackages
 	codeBadGroup
 	codeBadGroupInfo
+	codeBadAttachment
+	codeBadAttachmentSize
+	codeBadPart
 	codeClockSkew
 	codeDeviceRequired
 	codeBadAck
@@ -66,10 +69,12 @@ const (
 	codeOriginRequired
 	codeOriginForbidden
 	codeAccountDisabled
+	codeAttachmentQuota
 	codeUnknownAccount
 	codeUnknownRecipient
 	codeUnknownDevice
 	codeUnknownGroup
+	codeUnknownAttachment
 	codeNoRecovery
 	codePushDisabled
 	codeNotFound
@@ -84,8 +89,12 @@ const (
 	codeStaleEpoch
 	codeEpochAhead
 	codeTooManyKeyPackages
+	codeAttachmentIncomplete
+	codeAttachmentFinished
 	codeAccountDeleted
 	codeTooLarge
+	codeAttachmentTooLarge
+	codeBadRange
 	codeTooManyAttempts
 	codeRateLimited
 	codeInternal
@@ -104,59 +113,68 @@ var codes = [numCodes]struct {
 	status  int
 	message string
 }{
-	codeBadJSON:             {"bad_json", http.StatusBadRequest, "the request body is not valid JSON (malformed, invalid UTF-8, or a name given twice)"},
-	codeBadUsername:         {"bad_username", http.StatusBadRequest, "a username is 3 to 32 characters from a-z, 0-9 and _"},
-	codeBadPassword:         {"bad_password", http.StatusBadRequest, fmt.Sprintf("a password is %d to %d bytes long", devices.MinPassword, devices.MaxPassword)},
-	codeBadPublicKey:        {"bad_public_key", http.StatusBadRequest, "the public key is not standard base64 of an uncompressed P-256 point"},
-	codeBadDeviceName:       {"bad_device_name", http.StatusBadRequest, fmt.Sprintf("a device name is 1 to %d bytes of printable UTF-8", devices.MaxDeviceName)},
-	codeBadDeviceUpdate:     {"bad_device_update", http.StatusBadRequest, "a device update is {\"name\": \"…\"} and/or {\"linked\": true}, nothing else"},
-	codeBadRecoveryBlob:     {"bad_recovery_blob", http.StatusBadRequest, fmt.Sprintf("a recovery blob is standard base64 of 1 to %d bytes", devices.MaxRecoveryBlob)},
-	codeBadRevokeList:       {"bad_revoke_list", http.StatusBadRequest, fmt.Sprintf("revoke lists at most %d device ids, and not the device speaking", devices.MaxRevoke)},
-	codeBadPushSubscription: {"bad_push_subscription", http.StatusBadRequest, "a push subscription is {\"endpoint\": an https URL, \"p256dh\" and \"auth\": unpadded base64url keys}"},
-	codeBadQuery:            {"bad_query", http.StatusBadRequest, "the query is not one this endpoint takes; see docs/protocol.md"},
-	codeBadEnvelope:         {"bad_envelope", http.StatusBadRequest, "the envelope is not of the shape POST /api/messages takes"},
-	codeTooManyRecipients:   {"too_many_recipients", http.StatusBadRequest, "a list in \"to\" names more usernames than this relay takes in one envelope"},
-	codeBadCommit:           {"bad_commit", http.StatusBadRequest, "the body of a commit is one MLS message (RFC 9420): version mls10, a public or private message whose content type is commit"},
-	codeBadWelcome:          {"bad_welcome", http.StatusBadRequest, "the body of a welcome is one MLS message (RFC 9420) of version mls10 and wire format mls_welcome"},
-	codeBadKeyPackages:      {"bad_key_packages", http.StatusBadRequest, fmt.Sprintf("key packages are standard base64 of 1 to %d bytes each, at most %d one-time ones per request", keypackages.MaxSize, keypackages.MaxOneTime)},
-	codeBadGroup:            {"bad_group", http.StatusBadRequest, "a group id is 43 characters of unpadded base64url encoding 32 bytes"},
-	codeBadGroupInfo:        {"bad_group_info", http.StatusBadRequest, fmt.Sprintf("a GroupInfo is {\"epoch\": an integer from 0 to 2^63-1, \"info\": standard base64 of 1 to %d bytes}", mlsgroup.MaxInfo)},
-	codeClockSkew:           {"clock_skew", http.StatusBadRequest, "the time in the envelope id is too far from the server's time; check the device clock"},
-	codeDeviceRequired:      {"device_required", http.StatusBadRequest, "this request speaks as a device: send its id in the X-Device header"},
-	codeBadAck:              {"bad_ack", http.StatusBadRequest, "upTo must be a seq this device was given"},
-	codeBadLastEventID:      {"bad_last_event_id", http.StatusBadRequest, "Last-Event-ID must be a seq in plain decimal; drop it to replay the whole queue"},
-	codeUnauthenticated:     {"unauthenticated", http.StatusUnauthorized, "log in first: this request needs a valid relay_session cookie"},
-	codeBadCredentials:      {"bad_credentials", http.StatusUnauthorized, "unknown username or wrong password"},
-	codeDeviceForbidden:     {"device_forbidden", http.StatusForbidden, "the X-Device id is unknown, revoked or not a device of your account"},
-	codeOriginRequired:      {"origin_required", http.StatusForbidden, "this request must carry an Origin header"},
-	codeOriginForbidden:     {"origin_forbidden", http.StatusForbidden, "requests from this Origin are not allowed"},
-	codeAccountDisabled:     {"account_disabled", http.StatusForbidden, "the relay's operator disabled this account; nothing can be sent or received until they enable it again: ask them"},
-	codeUnknownAccount:      {"unknown_account", http.StatusNotFound, "no account has this username"},
-	codeUnknownRecipient:    {"unknown_recipient", http.StatusNotFound, "no account has the username in \"to\""},
-	codeUnknownDevice:       {"unknown_device", http.StatusNotFound, "your account has no live device with this id"},
-	codeUnknownGroup:        {"unknown_group", http.StatusNotFound, "no GroupInfo is stored for this group"},
-	codeNoRecovery:          {"no_recovery", http.StatusNotFound, "this account has no recovery blob"},
-	codePushDisabled:        {"push_disabled", http.StatusNotFound, "this relay sends no push notifications (its operator has not set --push-contact)"},
-	codeNotFound:            {"not_found", http.StatusNotFound, "no such endpoint"},
-	codeMethodNotAllowed:    {"method_not_allowed", http.StatusMethodNotAllowed, "this endpoint does not take this method"},
-	codeRequestTimeout:      {"request_timeout", http.StatusRequestTimeout, "the request body did not arrive in time; send it again"},
-	codeUsernameTaken:       {"username_taken", http.StatusConflict, "this username is already registered; choose another"},
-	codeUsernameHeld:        {"username_held", http.StatusConflict, "this username belonged to an account that was deleted, and is held back for a while so that nobody takes it over; choose another"},
-	codeTooManyDevices:      {"too_many_devices", http.StatusConflict, "this account already has the most devices allowed; revoke one it no longer uses first"},
-	codeCursorAhead:         {"cursor_ahead", http.StatusConflict, "the cursor is beyond the last seq this relay has given this device"},
-	codeEpochChanged:        {"epoch_changed", http.StatusConflict, "the ACK names another history of this device's queue than the relay's (its database was restored or failed over); nothing was deleted: open the stream again and resynchronise"},
-	codeIDConflict:          {"id_conflict", http.StatusConflict, "this envelope id was already used for a different envelope; send it with a new id"},
-	codeStaleEpoch:          {"stale_epoch", http.StatusConflict, "this commit's epoch is not the group's current epoch, given as currentEpoch: apply the commits of the group you have not applied yet and commit again"},
-	codeEpochAhead:          {"epoch_ahead", http.StatusConflict, "this GroupInfo's epoch is past the group's epoch on the relay, given as groupEpoch: store it once its commit is accepted"},
-	codeTooManyKeyPackages:  {"too_many_key_packages", http.StatusConflict, fmt.Sprintf("a device holds at most %d one-time key packages; publish fewer", keypackages.MaxOneTime)},
-	codeAccountDeleted:      {"account_deleted", http.StatusGone, "this account was deleted"},
-	codeTooLarge:            {"too_large", http.StatusRequestEntityTooLarge, "the request body is too large"},
-	codeTooManyAttempts:     {"too_many_attempts", http.StatusTooManyRequests, "too many login or registration attempts; retry later"},
-	codeRateLimited:         {"rate_limited", http.StatusTooManyRequests, "too many envelopes from this account; retry later"},
-	codeInternal:            {"internal", http.StatusInternalServerError, "the relay failed to handle this request"},
-	codeUnavailable:         {"unavailable", http.StatusServiceUnavailable, "the relay cannot reach its database right now; retry in a few seconds (a resent envelope keeps its id)"},
-	codeNotReady:            {"not_ready", http.StatusServiceUnavailable, "this instance should not take traffic yet"},
-	codeShuttingDown:        {"shutting_down", http.StatusServiceUnavailable, "this relay instance is shutting down; open the stream again (any instance will do)"},
+	codeBadJSON:              {"bad_json", http.StatusBadRequest, "the request body is not valid JSON (malformed, invalid UTF-8, or a name given twice)"},
+	codeBadUsername:          {"bad_username", http.StatusBadRequest, "a username is 3 to 32 characters from a-z, 0-9 and _"},
+	codeBadPassword:          {"bad_password", http.StatusBadRequest, fmt.Sprintf("a password is %d to %d bytes long", devices.MinPassword, devices.MaxPassword)},
+	codeBadPublicKey:         {"bad_public_key", http.StatusBadRequest, "the public key is not standard base64 of an uncompressed P-256 point"},
+	codeBadDeviceName:        {"bad_device_name", http.StatusBadRequest, fmt.Sprintf("a device name is 1 to %d bytes of printable UTF-8", devices.MaxDeviceName)},
+	codeBadDeviceUpdate:      {"bad_device_update", http.StatusBadRequest, "a device update is {\"name\": \"…\"} and/or {\"linked\": true}, nothing else"},
+	codeBadRecoveryBlob:      {"bad_recovery_blob", http.StatusBadRequest, fmt.Sprintf("a recovery blob is standard base64 of 1 to %d bytes", devices.MaxRecoveryBlob)},
+	codeBadRevokeList:        {"bad_revoke_list", http.StatusBadRequest, fmt.Sprintf("revoke lists at most %d device ids, and not the device speaking", devices.MaxRevoke)},
+	codeBadPushSubscription:  {"bad_push_subscription", http.StatusBadRequest, "a push subscription is {\"endpoint\": an https URL, \"p256dh\" and \"auth\": unpadded base64url keys}"},
+	codeBadQuery:             {"bad_query", http.StatusBadRequest, "the query is not one this endpoint takes; see docs/protocol.md"},
+	codeBadEnvelope:          {"bad_envelope", http.StatusBadRequest, "the envelope is not of the shape POST /api/messages takes"},
+	codeTooManyRecipients:    {"too_many_recipients", http.StatusBadRequest, "a list in \"to\" names more usernames than this relay takes in one envelope"},
+	codeBadCommit:            {"bad_commit", http.StatusBadRequest, "the body of a commit is one MLS message (RFC 9420): version mls10, a public or private message whose content type is commit"},
+	codeBadWelcome:           {"bad_welcome", http.StatusBadRequest, "the body of a welcome is one MLS message (RFC 9420) of version mls10 and wire format mls_welcome"},
+	codeBadKeyPackages:       {"bad_key_packages", http.StatusBadRequest, fmt.Sprintf("key packages are standard base64 of 1 to %d bytes each, at most %d one-time ones per request", keypackages.MaxSize, keypackages.MaxOneTime)},
+	codeBadGroup:             {"bad_group", http.StatusBadRequest, "a group id is 43 characters of unpadded base64url encoding 32 bytes"},
+	codeBadGroupInfo:         {"bad_group_info", http.StatusBadRequest, fmt.Sprintf("a GroupInfo is {\"epoch\": an integer from 0 to 2^63-1, \"info\": standard base64 of 1 to %d bytes}", mlsgroup.MaxInfo)},
+	codeBadAttachment:        {"bad_attachment", http.StatusBadRequest, "an attachment id is 22 characters of unpadded base64url encoding 16 bytes"},
+	codeBadAttachmentSize:    {"bad_attachment_size", http.StatusBadRequest, "an attachment is started with {\"size\": its length in bytes, an integer of 1 or more}"},
+	codeBadPart:              {"bad_part", http.StatusBadRequest, "a part is given by its index, a plain decimal number from 0, and is partSize bytes long but for the last, which holds the rest"},
+	codeClockSkew:            {"clock_skew", http.StatusBadRequest, "the time in the envelope id is too far from the server's time; check the device clock"},
+	codeDeviceRequired:       {"device_required", http.StatusBadRequest, "this request speaks as a device: send its id in the X-Device header"},
+	codeBadAck:               {"bad_ack", http.StatusBadRequest, "upTo must be a seq this device was given"},
+	codeBadLastEventID:       {"bad_last_event_id", http.StatusBadRequest, "Last-Event-ID must be a seq in plain decimal; drop it to replay the whole queue"},
+	codeUnauthenticated:      {"unauthenticated", http.StatusUnauthorized, "log in first: this request needs a valid relay_session cookie"},
+	codeBadCredentials:       {"bad_credentials", http.StatusUnauthorized, "unknown username or wrong password"},
+	codeDeviceForbidden:      {"device_forbidden", http.StatusForbidden, "the X-Device id is unknown, revoked or not a device of your account"},
+	codeOriginRequired:       {"origin_required", http.StatusForbidden, "this request must carry an Origin header"},
+	codeOriginForbidden:      {"origin_forbidden", http.StatusForbidden, "requests from this Origin are not allowed"},
+	codeAccountDisabled:      {"account_disabled", http.StatusForbidden, "the relay's operator disabled this account; nothing can be sent or received until they enable it again: ask them"},
+	codeAttachmentQuota:      {"attachment_quota_exceeded", http.StatusForbidden, "this account stores as many bytes of attachments as the relay allows: delete some, or wait for them to expire"},
+	codeUnknownAccount:       {"unknown_account", http.StatusNotFound, "no account has this username"},
+	codeUnknownRecipient:     {"unknown_recipient", http.StatusNotFound, "no account has the username in \"to\""},
+	codeUnknownDevice:        {"unknown_device", http.StatusNotFound, "your account has no live device with this id"},
+	codeUnknownGroup:         {"unknown_group", http.StatusNotFound, "no GroupInfo is stored for this group"},
+	codeUnknownAttachment:    {"unknown_attachment", http.StatusNotFound, "no attachment has this id, or it expired or was deleted, or it is not yours to change"},
+	codeNoRecovery:           {"no_recovery", http.StatusNotFound, "this account has no recovery blob"},
+	codePushDisabled:         {"push_disabled", http.StatusNotFound, "this relay sends no push notifications (its operator has not set --push-contact)"},
+	codeNotFound:             {"not_found", http.StatusNotFound, "no such endpoint"},
+	codeMethodNotAllowed:     {"method_not_allowed", http.StatusMethodNotAllowed, "this endpoint does not take this method"},
+	codeRequestTimeout:       {"request_timeout", http.StatusRequestTimeout, "the request body did not arrive in time; send it again"},
+	codeUsernameTaken:        {"username_taken", http.StatusConflict, "this username is already registered; choose another"},
+	codeUsernameHeld:         {"username_held", http.StatusConflict, "this username belonged to an account that was deleted, and is held back for a while so that nobody takes it over; choose another"},
+	codeTooManyDevices:       {"too_many_devices", http.StatusConflict, "this account already has the most devices allowed; revoke one it no longer uses first"},
+	codeCursorAhead:          {"cursor_ahead", http.StatusConflict, "the cursor is beyond the last seq this relay has given this device"},
+	codeEpochChanged:         {"epoch_changed", http.StatusConflict, "the ACK names another history of this device's queue than the relay's (its database was restored or failed over); nothing was deleted: open the stream again and resynchronise"},
+	codeIDConflict:           {"id_conflict", http.StatusConflict, "this envelope id was already used for a different envelope; send it with a new id"},
+	codeStaleEpoch:           {"stale_epoch", http.StatusConflict, "this commit's epoch is not the group's current epoch, given as currentEpoch: apply the commits of the group you have not applied yet and commit again"},
+	codeEpochAhead:           {"epoch_ahead", http.StatusConflict, "this GroupInfo's epoch is past the group's epoch on the relay, given as groupEpoch: store it once its commit is accepted"},
+	codeTooManyKeyPackages:   {"too_many_key_packages", http.StatusConflict, fmt.Sprintf("a device holds at most %d one-time key packages; publish fewer", keypackages.MaxOneTime)},
+	codeAttachmentIncomplete: {"attachment_incomplete", http.StatusConflict, "parts of this attachment have not arrived; they are given as missing"},
+	codeAttachmentFinished:   {"attachment_finished", http.StatusConflict, "this attachment is finished: its parts cannot change"},
+	codeAccountDeleted:       {"account_deleted", http.StatusGone, "this account was deleted"},
+	codeTooLarge:             {"too_large", http.StatusRequestEntityTooLarge, "the request body is too large"},
+	codeAttachmentTooLarge:   {"attachment_too_large", http.StatusRequestEntityTooLarge, "the attachment is larger than this relay stores"},
+	codeBadRange:             {"bad_range", http.StatusRequestedRangeNotSatisfiable, "the Range header is not one range of bytes within the attachment"},
+	codeTooManyAttempts:      {"too_many_attempts", http.StatusTooManyRequests, "too many login or registration attempts; retry later"},
+	codeRateLimited:          {"rate_limited", http.StatusTooManyRequests, "too many envelopes from this account; retry later"},
+	codeInternal:             {"internal", http.StatusInternalServerError, "the relay failed to handle this request"},
+	codeUnavailable:          {"unavailable", http.StatusServiceUnavailable, "the relay cannot reach its database right now; retry in a few seconds (a resent envelope keeps its id)"},
+	codeNotReady:             {"not_ready", http.StatusServiceUnavailable, "this instance should not take traffic yet"},
+	codeShuttingDown:         {"shutting_down", http.StatusServiceUnavailable, "this relay instance is shutting down; open the stream again (any instance will do)"},
 }
 
 // err is c's error with the default message.
@@ -175,33 +193,35 @@ func (c errorCode) errorf(format string, args ...any) *apiError {
 
 // The codes whose message never varies, as the errors handlers return.
 var (
-	errBadJSON          = codeBadJSON.err()
-	errBadUsername      = codeBadUsername.err()
-	errBadPassword      = codeBadPassword.err()
-	errBadDeviceName    = codeBadDeviceName.err()
-	errBadRecoveryBlob  = codeBadRecoveryBlob.err()
-	errNoRecovery       = codeNoRecovery.err()
-	errPushDisabled     = codePushDisabled.err()
-	errDeviceRequired   = codeDeviceRequired.err()
-	errUnauthenticated  = codeUnauthenticated.err()
-	errBadCredentials   = codeBadCredentials.err()
-	errDeviceForbidden  = codeDeviceForbidden.err()
-	errOriginRequired   = codeOriginRequired.err()
-	errOriginForbidden  = codeOriginForbidden.err()
-	errUnknownAccount   = codeUnknownAccount.err()
-	errUnknownRecipient = codeUnknownRecipient.err()
-	errUnknownDevice    = codeUnknownDevice.err()
-	errUnknownGroup     = codeUnknownGroup.err()
-	errNotFound         = codeNotFound.err()
-	errMethodNotAllowed = codeMethodNotAllowed.err()
-	errRequestTimeout   = codeRequestTimeout.err()
-	errUsernameTaken    = codeUsernameTaken.err()
-	errUsernameHeld     = codeUsernameHeld.err()
-	errAccountDeleted   = codeAccountDeleted.err()
-	errAccountDisabled  = codeAccountDisabled.err()
-	errIDConflict       = codeIDConflict.err()
-	errUnavailable      = codeUnavailable.err()
-	errShuttingDown     = codeShuttingDown.err()
+	errBadJSON           = codeBadJSON.err()
+	errBadUsername       = codeBadUsername.err()
+	errBadPassword       = codeBadPassword.err()
+	errBadDeviceName     = codeBadDeviceName.err()
+	errBadRecoveryBlob   = codeBadRecoveryBlob.err()
+	errNoRecovery        = codeNoRecovery.err()
+	errPushDisabled      = codePushDisabled.err()
+	errDeviceRequired    = codeDeviceRequired.err()
+	errUnauthenticated   = codeUnauthenticated.err()
+	errBadCredentials    = codeBadCredentials.err()
+	errDeviceForbidden   = codeDeviceForbidden.err()
+	errOriginRequired    = codeOriginRequired.err()
+	errOriginForbidden   = codeOriginForbidden.err()
+	errUnknownAccount    = codeUnknownAccount.err()
+	errUnknownRecipient  = codeUnknownRecipient.err()
+	errUnknownDevice     = codeUnknownDevice.err()
+	errUnknownGroup      = codeUnknownGroup.err()
+	errUnknownAttachment = codeUnknownAttachment.err()
+	errBadAttachment     = codeBadAttachment.err()
+	errNotFound          = codeNotFound.err()
+	errMethodNotAllowed  = codeMethodNotAllowed.err()
+	errRequestTimeout    = codeRequestTimeout.err()
+	errUsernameTaken     = codeUsernameTaken.err()
+	errUsernameHeld      = codeUsernameHeld.err()
+	errAccountDeleted    = codeAccountDeleted.err()
+	errAccountDisabled   = codeAccountDisabled.err()
+	errIDConflict        = codeIDConflict.err()
+	errUnavailable       = codeUnavailable.err()
+	errShuttingDown      = codeShuttingDown.err()
 )
 
 // The builders of the codes that carry a parameter.

@@ -104,7 +104,7 @@ func TestDeleteAccount(t *testing.T) {
 	// The tables this test puts rows of alice in. A new table that can
 	// name an account fails here until the test gives it rows too, so
 	// that the deletion is checked on it.
-	seeded := []string{"accounts", "contacts", "devices", "queue", "sent", "sessions", "push_subscriptions", "key_packages"}
+	seeded := []string{"accounts", "contacts", "devices", "queue", "sent", "sessions", "push_subscriptions", "key_packages", "attachments"}
 	// Tables whose text names the relay, never an account: its VAPID key
 	// pair, its instances' random ids (ADR 0055) and its epoch's token
 	// (ADR 0086).
@@ -116,6 +116,18 @@ func TestDeleteAccount(t *testing.T) {
 		if _, err := c.PublishKeyPackages(ctx, [][]byte{[]byte("one-time")}, []byte("last resort")); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// An attachment of each, finished, and one of alice's unfinished:
+	// attachment_parts names no account, and is counted below.
+	if _, err := alice.device(0).UploadAttachment(ctx, []byte("alice's photo")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.device(1).CreateAttachment(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	bobPhoto, err := bob.device(0).UploadAttachment(ctx, []byte("bob's photo"))
+	if err != nil {
+		t.Fatal(err)
 	}
 	for tb := range cols {
 		if !slices.Contains(seeded, tb) && !slices.Contains(relayOnly, tb) {
@@ -162,6 +174,13 @@ func TestDeleteAccount(t *testing.T) {
 	if n := s.count(t, `SELECT count(*) FROM accounts WHERE recovery_blob IS NOT NULL`); n != 0 {
 		t.Fatalf("%d recovery blobs left", n)
 	}
+	// Her attachment's part went with it; bob's stays, and reads.
+	if n := s.count(t, `SELECT count(*) FROM attachment_parts`); n != 1 {
+		t.Fatalf("%d attachment parts left, want bob's one", n)
+	}
+	if b, err := bob.device(0).ReadAttachment(ctx, bobPhoto.ID); err != nil || string(b) != "bob's photo" {
+		t.Fatalf("bob's attachment after alice's deletion: %q, %v", b, err)
+	}
 	// bob lost only alice's envelope and her contact row; carol's stays.
 	bobAfter := s.rowsOf(t, cols, s.accountID(t, "bob"), bob)
 	if bobAfter["queue"] != 1 || bobAfter["accounts"] != bobBefore["accounts"] || bobAfter["sessions"] != bobBefore["sessions"] ||
@@ -169,7 +188,7 @@ func TestDeleteAccount(t *testing.T) {
 		t.Fatalf("bob's rows before %v, after %v", bobBefore, bobAfter)
 	}
 
-	_, err := bob.Client.Lookup(ctx, "alice")
+	_, err = bob.Client.Lookup(ctx, "alice")
 	wantCode(t, err, "account_deleted")
 	var re *relayclient.Error
 	if !errors.As(err, &re) || re.Status != http.StatusGone {

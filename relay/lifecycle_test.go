@@ -12,6 +12,7 @@ import (
 
 	"relay/devices"
 	"relay/lifecycle"
+	"relay/relayclient"
 )
 
 // naming counts, per table, the rows that name one of needles (an
@@ -66,7 +67,7 @@ func leftOf(before, after int) left {
 // names the relay, never an account (the VAPID key pair, the instances'
 // random ids, ADR 0055, and the epoch's token, ADR 0086).
 var (
-	lifecycleSeeded    = []string{"accounts", "contacts", "devices", "key_packages", "push_subscriptions", "queue", "sent", "sessions"}
+	lifecycleSeeded    = []string{"accounts", "attachments", "contacts", "devices", "key_packages", "push_subscriptions", "queue", "sent", "sessions"}
 	lifecycleRelayOnly = []string{"push_vapid", "relay_epoch", "relay_instances"}
 )
 
@@ -94,8 +95,8 @@ func TestLifecycleTables(t *testing.T) {
 		}, views{
 			"the device": {"devices": kept, "queue": gone, "push_subscriptions": gone, "key_packages": gone},
 			"the other":  {"devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
-			"alice":      {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": fewer, "key_packages": fewer},
-			"bob":        {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
+			"alice":      {"attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": fewer, "key_packages": fewer},
+			"bob":        {"attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
 		}},
 		{"replace key", func(t *testing.T, s *testServer, alice *user) {
 			if _, err := alice.device(0).ReplaceKey(context.Background(), password, newKey(t), []string{alice.Devices[1]}, nil); err != nil {
@@ -106,8 +107,8 @@ func TestLifecycleTables(t *testing.T) {
 		}, views{
 			"the device": {"devices": kept, "queue": gone, "push_subscriptions": gone, "key_packages": gone},
 			"the other":  {"devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": gone},
-			"alice":      {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": fewer, "key_packages": gone},
-			"bob":        {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
+			"alice":      {"attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": fewer, "key_packages": gone},
+			"bob":        {"attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
 		}},
 		{"delete account", func(t *testing.T, s *testServer, alice *user) {
 			if err := alice.device(0).DeleteAccount(context.Background(), password); err != nil {
@@ -116,9 +117,9 @@ func TestLifecycleTables(t *testing.T) {
 		}, views{
 			"the device": {"devices": gone, "queue": gone, "push_subscriptions": gone, "key_packages": gone},
 			"the other":  {"devices": gone, "queue": gone, "push_subscriptions": gone, "key_packages": gone},
-			"alice":      {"accounts": gone, "sessions": gone, "devices": gone, "contacts": gone, "queue": gone, "sent": gone, "push_subscriptions": gone, "key_packages": gone},
+			"alice":      {"attachments": gone, "accounts": gone, "sessions": gone, "devices": gone, "contacts": gone, "queue": gone, "sent": gone, "push_subscriptions": gone, "key_packages": gone},
 			// bob keeps his own rows; those that named alice went.
-			"bob": {"accounts": kept, "sessions": kept, "devices": kept, "contacts": gone, "queue": gone, "sent": gone, "push_subscriptions": kept, "key_packages": kept},
+			"bob": {"attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": gone, "queue": gone, "sent": gone, "push_subscriptions": kept, "key_packages": kept},
 		}},
 		{"disable account", func(t *testing.T, s *testServer, alice *user) {
 			if _, err := s.adminTransitions(t).SetDisabled(context.Background(), alice.Name, true); err != nil {
@@ -130,8 +131,8 @@ func TestLifecycleTables(t *testing.T) {
 		}, views{
 			"the device": {"devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
 			"the other":  {"devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
-			"alice":      {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
-			"bob":        {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
+			"alice":      {"attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
+			"bob":        {"attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
 		}},
 		{"revoke sessions", func(t *testing.T, s *testServer, alice *user) {
 			if _, _, err := s.adminTransitions(t).RevokeSessions(context.Background(), alice.Name); err != nil {
@@ -140,8 +141,8 @@ func TestLifecycleTables(t *testing.T) {
 		}, views{
 			"the device": {"devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
 			"the other":  {"devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
-			"alice":      {"accounts": kept, "sessions": gone, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
-			"bob":        {"accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
+			"alice":      {"attachments": kept, "accounts": kept, "sessions": gone, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
+			"bob":        {"attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
 		}},
 	}
 	for _, c := range cases {
@@ -161,6 +162,13 @@ func TestLifecycleTables(t *testing.T) {
 				}
 				// One one-time and one last-resort key package each.
 				if _, err := s.Pool.Exec(ctx, `INSERT INTO key_packages (device_id, last_resort, data) VALUES ($1, false, '\x01'), ($1, true, '\x02')`, d); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// An attachment each, uploaded by alice's speaking device: it is
+			// the account's, not the device's.
+			for _, c := range []*relayclient.Client{alice.device(0), bob.device(0)} {
+				if _, err := c.UploadAttachment(ctx, []byte("ciphertext")); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -86,6 +86,14 @@ func (s *Server) routeTable() []route {
 		// Knowing the group id is the capability (ADR 0101).
 		{put, "/api/groups/:group/info", []check{speaker, origin, body(maxGroupInfoRequest)}, s.putGroupInfo},
 		{get, "/api/groups/:group/info", []check{speaker}, s.getGroupInfo},
+		// Knowing the attachment id is the capability to read it; only
+		// its uploader's account changes it (ADR 0107).
+		{post, "/api/attachments", []check{speaker, origin, body(maxJSON)}, s.createAttachment},
+		{put, "/api/attachments/:id/parts/:n", []check{speaker, origin, body(maxPartRequest)}, s.putAttachmentPart},
+		{get, "/api/attachments/:id/parts", []check{speaker}, s.attachmentParts},
+		{post, "/api/attachments/:id/finish", []check{speaker, origin}, s.finishAttachment},
+		{get, "/api/attachments/:id", []check{speaker}, s.getAttachment},
+		{del, "/api/attachments/:id", []check{speaker, origin}, s.deleteAttachment},
 		{get, "/api/push/key", []check{session, pushOn}, s.pushKey},
 		{get, "/api/push", []check{speaker, pushOn}, s.getPush},
 		{put, "/api/push", []check{speaker, origin, pushOn, body(maxPushBody)}, s.putPush},

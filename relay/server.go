@@ -22,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/julienschmidt/httprouter"
 
+	"relay/attachments"
 	"relay/devices"
 	"relay/envelope"
 	"relay/hub"
@@ -57,6 +58,8 @@ type Server struct {
 	claimLimits    *buckets[int64] // key package claims per account (keypackages.go)
 	groupInfoPuts  *buckets[int64] // GroupInfo stores per account (groups.go)
 	groupInfoGets  *buckets[int64] // GroupInfo reads per account (groups.go)
+	uploadLimits   *buckets[int64] // attachments started per account (attachments.go)
+	attachments    attachments.Store
 	router         *httprouter.Router
 	patterns       routePatterns // the router's, for the access log
 
@@ -108,6 +111,10 @@ func New(cfg Config) (*Server, error) {
 	orDefault(&cfg.Argon2, d.Argon2)
 	orDefault(&cfg.MaxDevices, d.MaxDevices)
 	orDefault(&cfg.CatchUp, d.CatchUp)
+	orDefault(&cfg.AttachmentMaxSize, d.AttachmentMaxSize)
+	orDefault(&cfg.AttachmentQuota, d.AttachmentQuota)
+	orDefault(&cfg.AttachmentMaxAge, d.AttachmentMaxAge)
+	orDefault(&cfg.AttachmentsPerMinute, d.AttachmentsPerMinute)
 	orDefault(&cfg.HeaderTimeout, d.HeaderTimeout)
 	orDefault(&cfg.BodyTimeout, d.BodyTimeout)
 	orDefault(&cfg.StreamWriteTimeout, d.StreamWriteTimeout)
@@ -132,6 +139,11 @@ func New(cfg Config) (*Server, error) {
 		// The bucket's burst is its rate: a list of the most names allowed
 		// would need more tokens than the bucket ever holds.
 		return nil, fmt.Errorf("relay: the fan-out rate (%d) must be at least the most recipients of a list (%d)", cfg.FanoutRatePerMinute, cfg.MaxRecipients)
+	}
+	if cfg.AttachmentMaxAge < cfg.QueueMaxAge {
+		// A message the queue still delivers would name an attachment
+		// already gone.
+		return nil, fmt.Errorf("relay: attachments must be kept (%s) at least as long as the queue keeps envelopes (%s)", cfg.AttachmentMaxAge, cfg.QueueMaxAge)
 	}
 	base, err := url.Parse(cfg.BaseURL)
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
@@ -178,7 +190,10 @@ func New(cfg Config) (*Server, error) {
 		claimLimits:    newBuckets[int64](claimsPerMinute),
 		groupInfoPuts:  newBucketsPer[int64](groupInfoPutsPerHour, time.Hour),
 		groupInfoGets:  newBuckets[int64](groupInfoGetsPerMinute),
-		closing:        make(chan struct{}),
+		uploadLimits:   newBuckets[int64](cfg.AttachmentsPerMinute),
+		attachments: attachments.NewPostgres(cfg.Pool, attachments.Limits{
+			MaxSize: cfg.AttachmentMaxSize, Quota: cfg.AttachmentQuota, MaxAge: cfg.AttachmentMaxAge}),
+		closing: make(chan struct{}),
 	}
 	s.pusher = push.New(push.Config{
 		Pool: cfg.Pool, Logger: cfg.Logger, Now: cfg.Now,
@@ -282,9 +297,10 @@ func (s *Server) Run(ctx context.Context) error {
 }
 
 // PurgeQueues applies the queue limits now (Run does it every
-// PurgeInterval), deletes revoked devices' rows kept long enough, and the
-// GroupInfo of groups nobody stored one for since the queue's age limit:
-// such a row names no account, so it goes by age (ADR 0101).
+// PurgeInterval), deletes revoked devices' rows kept long enough, the
+// GroupInfo of groups nobody stored one for since the queue's age limit
+// (such a row names no account, so it goes by age, ADR 0101), and the
+// attachments expired (ADR 0107).
 func (s *Server) PurgeQueues(ctx context.Context) {
 	aged, trimmed, err := queue.Purge(ctx, s.pool, s.now().Add(-s.cfg.QueueMaxAge), s.cfg.QueueMaxBytes)
 	if err != nil {
@@ -301,6 +317,11 @@ func (s *Server) PurgeQueues(ctx context.Context) {
 		s.log.Warn("purging group info", "err", err)
 	} else if n > 0 {
 		s.log.Info("purging group info", "group_info_deleted", n)
+	}
+	if n, err := s.attachments.Purge(ctx, s.now()); err != nil {
+		s.log.Warn("purging attachments", "err", err)
+	} else if n > 0 {
+		s.log.Info("purging attachments", "expired_attachments_deleted", n)
 	}
 }
 
@@ -331,6 +352,7 @@ func (s *Server) housekeeping(ctx context.Context) {
 	s.claimLimits.sweep(s.now())
 	s.groupInfoPuts.sweep(s.now())
 	s.groupInfoGets.sweep(s.now())
+	s.uploadLimits.sweep(s.now())
 }
 
 // BeginClose refuses new event streams (503 shutting_down) and ends every

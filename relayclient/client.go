@@ -40,6 +40,8 @@ type Error struct {
 	// Username is unknown_recipient's for a list: the first name in it
 	// that is no account's.
 	Username string
+	// Missing is attachment_incomplete's: the parts not received yet.
+	Missing []int
 }
 
 func (e *Error) Error() string {
@@ -170,13 +172,14 @@ func readError(resp *http.Response) error {
 		Current    uint64 `json:"currentEpoch"`
 		Group      uint64 `json:"groupEpoch"`
 		Username   string `json:"username"`
+		Missing    []int  `json:"missing"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&body); err != nil {
 		e.Code, e.Message = "http_error", resp.Status
 		return e
 	}
 	e.Code, e.Message, e.ServerTime, e.Head, e.Epoch = body.Error, body.Message, body.ServerTime, body.Head, body.Epoch
-	e.CurrentEpoch, e.GroupEpoch, e.Username = body.Current, body.Group, body.Username
+	e.CurrentEpoch, e.GroupEpoch, e.Username, e.Missing = body.Current, body.Group, body.Username, body.Missing
 	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
 		e.RetryAfter = time.Duration(s) * time.Second
 	}

@@ -363,5 +363,6 @@ func printCounts(w io.Writer, s *audit.Stats) {
 	fmt.Fprintf(tw, "contact pairs\t%d\n", s.Contacts)
 	fmt.Fprintf(tw, "idempotency records\t%d\n", s.IdempotencyRecords)
 	fmt.Fprintf(tw, "queued envelopes\t%d (%s of ciphertext)\n", s.Queued, size(s.QueuedBytes))
+	fmt.Fprintf(tw, "attachments\t%d (%s of ciphertext)\n", s.Attachments, size(s.AttachmentBytes))
 	tw.Flush()
 }

@@ -107,6 +107,7 @@ type options struct {
 	nameHold                                       time.Duration // --deleted-name-hold
 	dedupWindow                                    time.Duration
 	commitWorkers, maxGroup                        int
+	attach                                         attachmentOptions
 }
 
 // flags is a flag set whose flags fall back to environment variables: a
@@ -231,6 +232,7 @@ func parseFlags(cmd string, args []string, stdout io.Writer) (*options, error) {
 	bind(fs, fs.DurationVar, &o.revokedKeep, "revoked-keep", "RELAY_REVOKED_KEEP", d.RevokedKeep, "how long a revoked device's row is kept")
 	bind(fs, fs.DurationVar, &o.dedupWindow, "dedup-window", "RELAY_DEDUP_WINDOW", d.DedupWindow, "a resend of an accepted envelope with the same id is recognised for at least this long after its accept, whatever the id's age")
 	bindNameHold(fs, &o.nameHold)
+	bindAttachments(fs, &o.attach, d)
 	bind(fs, fs.StringVar, &o.trusted, "trusted-proxy", "RELAY_TRUSTED_PROXIES", "", "comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client address")
 	bind(fs, fs.DurationVar, &o.pingInterval, "ping-interval", "RELAY_PING_INTERVAL", d.PingInterval, "interval of event: ping on streams")
 	bind(fs, fs.IntVar, &o.maxBody, "max-body", "RELAY_MAX_BODY", d.MaxBody, "largest decoded envelope body in bytes")
@@ -305,6 +307,9 @@ func parseFlags(cmd string, args []string, stdout io.Writer) (*options, error) {
 		if c.got < c.min {
 			return nil, fmt.Errorf("%s must be at least %d, not %d", c.flag, c.min, c.got)
 		}
+	}
+	if err := o.attach.check(o.queueAge); err != nil {
+		return nil, err
 	}
 	if _, err := parsePrefixes(o.trusted); err != nil {
 		return nil, err
@@ -439,6 +444,7 @@ func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger
 		AuthPerMinute: o.authRate, AuthPerUserPerMinute: o.authUserRate, TrustedProxies: trusted,
 		HeaderTimeout: o.headerTimeout, BodyTimeout: o.bodyTimeout, StreamWriteTimeout: o.streamWriteTimeout,
 		CommitWorkers: o.commitWorkers, MaxGroup: o.maxGroup,
+		AttachmentMaxSize: o.attach.maxSize, AttachmentQuota: o.attach.quota, AttachmentMaxAge: o.attach.maxAge, AttachmentsPerMinute: o.attach.rate,
 		PushContact: o.pushContact, PushInterval: o.pushInterval, PushAllowPrivate: o.pushPrivate,
 	})
 	if err != nil {
