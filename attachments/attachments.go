@@ -115,6 +115,20 @@ func (e *PartError) Error() string {
 	return fmt.Sprintf("part %d is %d bytes; it must be %d", e.N, e.Len, e.Want)
 }
 
+// Fetchers are the devices a finished attachment waits for: every live
+// device of the accounts named in To and the uploader's own but Device,
+// the one that uploaded it and holds it. A nil To waits for nobody: the
+// attachment lives until its age limit.
+type Fetchers struct {
+	To     []string
+	Device string
+}
+
+// UnknownAccountError is a name in Fetchers.To that is no account's.
+type UnknownAccountError struct{ Username string }
+
+func (e *UnknownAccountError) Error() string { return "an account named in the list does not exist" }
+
 // IncompleteError is a finish, or a read by the uploader, of an
 // attachment whose parts have not all arrived.
 type IncompleteError struct{ Missing []int }
@@ -134,8 +148,14 @@ type Store interface {
 	// Received is account's attachment id and the parts it has, in order.
 	Received(ctx context.Context, account int64, id []byte, now time.Time) (Attachment, []int, error)
 	// Finish makes account's attachment id readable once every part has
-	// arrived; finishing a finished one changes nothing.
-	Finish(ctx context.Context, account int64, id []byte, now time.Time) (Attachment, error)
+	// arrived; finishing a finished one changes nothing. With f.To not
+	// nil, the attachment goes once every device it lists has fetched it
+	// (Fetched).
+	Finish(ctx context.Context, account int64, id []byte, f Fetchers, now time.Time) (Attachment, error)
+	// Fetched notes that device has downloaded attachment id to its last
+	// byte, and deletes the attachment when that was the last device it
+	// waited for; it says whether it did.
+	Fetched(ctx context.Context, id []byte, device string) (bool, error)
 	// Get is a finished attachment, for any account; for its uploader, an
 	// unfinished one is an IncompleteError.
 	Get(ctx context.Context, account int64, id []byte, now time.Time) (Attachment, error)

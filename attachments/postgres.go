@@ -131,8 +131,9 @@ func (p *Postgres) Received(ctx context.Context, account int64, id []byte, now t
 }
 
 // Finish marks the attachment finished, and sets its expiry to
-// Limits.MaxAge from now, once every part is stored.
-func (p *Postgres) Finish(ctx context.Context, account int64, id []byte, now time.Time) (Attachment, error) {
+// Limits.MaxAge from now, once every part is stored; with f.To, it lists
+// the devices the attachment waits for, in the same transaction.
+func (p *Postgres) Finish(ctx context.Context, account int64, id []byte, f Fetchers, now time.Time) (Attachment, error) {
 	var a Attachment
 	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
 		var err error
@@ -146,11 +147,68 @@ func (p *Postgres) Finish(ctx context.Context, account int64, id []byte, now tim
 		if m := missing(a, got); len(m) > 0 {
 			return &IncompleteError{Missing: m}
 		}
-		a, err = scan(tx.QueryRow(ctx, `UPDATE attachments SET finished_at = $2, expires_at = $3
-			WHERE id = $1 RETURNING `+columns, id, now, now.Add(p.limits.MaxAge)))
+		if f.To != nil {
+			if err := list(ctx, tx, account, id, f); err != nil {
+				return err
+			}
+		}
+		a, err = scan(tx.QueryRow(ctx, `UPDATE attachments SET finished_at = $2, expires_at = $3, listed = $4
+			WHERE id = $1 RETURNING `+columns, id, now, now.Add(p.limits.MaxAge), f.To != nil))
 		return err
 	})
 	return a, err
+}
+
+// list inserts the devices attachment id waits for: the live devices of
+// the accounts f.To names and of the uploader's account, but f.Device.
+func list(ctx context.Context, tx pgx.Tx, account int64, id []byte, f Fetchers) error {
+	rows, err := tx.Query(ctx, `SELECT n FROM unnest($1::text[]) AS n
+		WHERE NOT EXISTS (SELECT 1 FROM accounts WHERE username = n) LIMIT 1`, f.To)
+	if err != nil {
+		return err
+	}
+	unknown, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return err
+	}
+	if len(unknown) > 0 {
+		return &UnknownAccountError{Username: unknown[0]}
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO attachment_fetches (attachment_id, device_id)
+		SELECT $1, d.id FROM devices d
+		WHERE d.revoked_at IS NULL AND d.id <> $4
+		  AND (d.account_id = $2 OR d.account_id IN (SELECT id FROM accounts WHERE username = ANY ($3)))
+		ON CONFLICT DO NOTHING`, id, account, f.To, f.Device)
+	return err
+}
+
+// waitsForNobody is the condition of an attachment whose listed devices
+// have all fetched it or are revoked.
+const waitsForNobody = `listed AND NOT EXISTS (SELECT 1 FROM attachment_fetches f JOIN devices d ON d.id = f.device_id
+	WHERE f.attachment_id = attachments.id AND d.revoked_at IS NULL)`
+
+// Fetched deletes device's row of the attachment, then the attachment if
+// it waits for nobody else. The attachment row's lock orders two last
+// fetches, so that one of them deletes it.
+func (p *Postgres) Fetched(ctx context.Context, id []byte, device string) (bool, error) {
+	var gone bool
+	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
+		var listed bool
+		err := tx.QueryRow(ctx, `SELECT listed FROM attachments WHERE id = $1 FOR UPDATE`, id).Scan(&listed)
+		if errors.Is(err, pgx.ErrNoRows) || (err == nil && !listed) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM attachment_fetches WHERE attachment_id = $1 AND device_id = $2`, id, device); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `DELETE FROM attachments WHERE id = $1 AND `+waitsForNobody, id)
+		gone = err == nil && tag.RowsAffected() > 0
+		return err
+	})
+	return gone, err
 }
 
 // Get is the attachment, if finished and unexpired; its uploader asking
@@ -213,12 +271,14 @@ func (p *Postgres) Delete(ctx context.Context, account int64, id []byte) error {
 // takes its parts with it, up to MaxSize bytes of them.
 const purgeBatch = 20
 
-// Purge deletes expired attachments, a batch per transaction.
+// Purge deletes expired attachments, and those that wait for no live
+// device any more (the last ones it waited for were revoked), a batch per
+// transaction.
 func (p *Postgres) Purge(ctx context.Context, now time.Time) (int64, error) {
 	var total int64
 	for {
 		tag, err := p.pool.Exec(ctx, `DELETE FROM attachments WHERE id IN
-			(SELECT id FROM attachments WHERE expires_at <= $1 LIMIT $2)`, now, purgeBatch)
+			(SELECT id FROM attachments WHERE expires_at <= $1 OR (`+waitsForNobody+`) LIMIT $2)`, now, purgeBatch)
 		if err != nil {
 			return total, fmt.Errorf("purging attachments: %w", err)
 		}
@@ -227,4 +287,11 @@ func (p *Postgres) Purge(ctx context.Context, now time.Time) (int64, error) {
 			return total, nil
 		}
 	}
+}
+
+// DropDevice deletes the rows of the attachments that wait for device, in
+// tx: the device was revoked, and will never fetch them.
+func DropDevice(ctx context.Context, tx pgx.Tx, device string) error {
+	_, err := tx.Exec(ctx, `DELETE FROM attachment_fetches WHERE device_id = $1`, device)
+	return err
 }

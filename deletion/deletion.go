@@ -20,10 +20,11 @@ import (
 // account and device (ADR 0100); push_subscriptions a device's id and its
 // browser's push endpoint. TestVacuumRewritesEveryAccountTable finds, from
 // the schema, any table that can name an account and is missing here.
-// attachments names its uploader's account; attachment_parts holds the
-// ciphertext, whose bytes must leave the files with the row.
+// attachments names its uploader's account, attachment_fetches the
+// devices an attachment waits for; attachment_parts holds the ciphertext,
+// whose bytes must leave the files with the row.
 var Tables = []string{"accounts", "sessions", "devices", "contacts", "queue", "sent", "held_names", "key_packages", "push_subscriptions",
-	"attachments", "attachment_parts"}
+	"attachments", "attachment_fetches", "attachment_parts"}
 
 // Vacuum rewrites each of Tables with VACUUM FULL and then runs CHECKPOINT.
 // ANALYZE, in the same statement, rebuilds the planner's statistics from

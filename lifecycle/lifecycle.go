@@ -31,6 +31,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"relay/attachments"
 	"relay/devices"
 	"relay/hub"
 	"relay/keypackages"
@@ -82,7 +83,7 @@ func (t *Transitions) committed(accountID int64, reason string, devices []string
 }
 
 // drop deletes what a revoked device leaves: its push subscription, its
-// key packages, then its queue. The caller has locked the device row in
+// key packages, its place in the attachments' waits, then its queue. The caller has locked the device row in
 // tx. The key packages go so that nobody adds a device that can no longer
 // read to a group.
 func drop(ctx context.Context, tx pgx.Tx, device string) error {
@@ -90,6 +91,10 @@ func drop(ctx context.Context, tx pgx.Tx, device string) error {
 		return err
 	}
 	if err := keypackages.Drop(ctx, tx, device); err != nil {
+		return err
+	}
+	// The attachments that waited for it wait for the others only.
+	if err := attachments.DropDevice(ctx, tx, device); err != nil {
 		return err
 	}
 	return queue.Drop(ctx, tx, device)

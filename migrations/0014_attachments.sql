@@ -16,7 +16,10 @@ CREATE TABLE attachments (
     part_size   integer NOT NULL CHECK (part_size > 0),
     created_at  timestamptz NOT NULL,
     finished_at timestamptz,
-    expires_at  timestamptz NOT NULL
+    expires_at  timestamptz NOT NULL,
+    -- Whether the uploader listed the devices it is for when it finished
+    -- it: then it goes once each has fetched it (attachment_fetches).
+    listed      boolean NOT NULL DEFAULT false
 );
 CREATE INDEX attachments_account ON attachments (account_id);
 CREATE INDEX attachments_expires ON attachments (expires_at);
@@ -32,3 +35,15 @@ CREATE TABLE attachment_parts (
     PRIMARY KEY (attachment_id, n)
 );
 ALTER TABLE attachment_parts ALTER COLUMN data SET STORAGE EXTERNAL;
+
+-- The devices a finished attachment waits for: those of the accounts its
+-- uploader named, and the uploader's other devices, as they were when it
+-- was finished. A row goes when its device has downloaded the attachment
+-- to its last byte, and with its device; the attachment goes when none of
+-- its rows names a live device.
+CREATE TABLE attachment_fetches (
+    attachment_id bytea NOT NULL REFERENCES attachments (id) ON DELETE CASCADE,
+    device_id     text NOT NULL REFERENCES devices (id) ON DELETE CASCADE,
+    PRIMARY KEY (attachment_id, device_id)
+);
+CREATE INDEX attachment_fetches_device ON attachment_fetches (device_id);

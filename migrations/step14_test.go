@@ -11,7 +11,7 @@ import (
 // TestStep14Attachments: after 0014 an attachment has a 16-byte id, a
 // positive size and part size, and an account that exists; its parts
 // have an index from 0 and bytes, stored uncompressed, and go with the
-// attachment, which goes with its account. Each refusal has its control,
+// attachment, which goes with its account; a device it waits for exists. Each refusal has its control,
 // which is accepted.
 func TestStep14Attachments(t *testing.T) {
 	pool := emptyDB(t)
@@ -44,6 +44,8 @@ func TestStep14Attachments(t *testing.T) {
 		`INSERT INTO attachment_parts (attachment_id, n, data) VALUES (decode(repeat('ab', 16), 'hex'), 1, '')`,
 		`INSERT INTO attachment_parts (attachment_id, n, data) VALUES (decode(repeat('ab', 16), 'hex'), 0, '\x02')`,
 		`INSERT INTO attachment_parts (attachment_id, n, data) VALUES (decode(repeat('ef', 16), 'hex'), 0, '\x01')`,
+		`INSERT INTO attachment_fetches (attachment_id, device_id) VALUES (decode(repeat('ab', 16), 'hex'), 'no such device')`,
+		`INSERT INTO attachment_fetches (attachment_id, device_id) VALUES (decode(repeat('ef', 16), 'hex'), 'no such device')`,
 	} {
 		if err := exec(sql); err == nil || !strings.Contains(err.Error(), "violat") {
 			t.Errorf("%s: %v, want a constraint violation", sql, err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"relay/attachments"
+	"relay/canonical"
 )
 
 // The attachment endpoints (docs/protocol.md, "Attachments"; ADR 0107):
@@ -102,7 +103,11 @@ func (s *Server) finishAttachment(w http.ResponseWriter, r *http.Request, in *ch
 	if err != nil {
 		return err
 	}
-	a, err := s.attachments.Finish(r.Context(), in.account.ID, id, s.now())
+	to, err := parseFinish(in.body, s.cfg.MaxRecipients)
+	if err != nil {
+		return err
+	}
+	a, err := s.attachments.Finish(r.Context(), in.account.ID, id, attachments.Fetchers{To: to, Device: in.device}, s.now())
 	if err != nil {
 		return attachmentError(err)
 	}
@@ -160,6 +165,14 @@ func (s *Server) getAttachment(w http.ResponseWriter, r *http.Request, in *check
 		if r.Context().Err() == nil && !errors.Is(err, attachments.ErrUnknown) {
 			s.log.Warn("reading an attachment", "request_id", requestID(r), "err", err)
 		}
+		return nil
+	}
+	// Written to its last byte: this device has it (a download in ranges
+	// counts with its last one).
+	if off+n == a.Size {
+		if _, err := s.attachments.Fetched(r.Context(), a.ID, in.device); err != nil && r.Context().Err() == nil {
+			s.log.Warn("noting an attachment fetched", "request_id", requestID(r), "err", err)
+		}
 	}
 	return nil
 }
@@ -186,6 +199,7 @@ func attachmentError(err error) error {
 	var quota *attachments.QuotaError
 	var part *attachments.PartError
 	var incomplete *attachments.IncompleteError
+	var unknownAccount *attachments.UnknownAccountError
 	switch {
 	case errors.Is(err, attachments.ErrUnknown):
 		return errUnknownAttachment
@@ -204,6 +218,8 @@ func attachmentError(err error) error {
 			return codeBadPart.errorf("the attachment has parts 0 to %d", part.Parts-1)
 		}
 		return codeBadPart.errorf("part %d must be %d bytes", part.N, part.Want)
+	case errors.As(err, &unknownAccount):
+		return unknownRecipient(unknownAccount.Username)
 	case errors.As(err, &incomplete):
 		ae := codeAttachmentIncomplete.errorf("%d parts of the attachment have not arrived; send them, then finish it", len(incomplete.Missing))
 		ae.extra = map[string]any{"missing": incomplete.Missing}
@@ -254,6 +270,34 @@ func parseAttachmentSize(data []byte) (int64, error) {
 		return 0, codeBadAttachmentSize.err()
 	}
 	return *body.Size, nil
+}
+
+// parseFinish reads the body of POST /api/attachments/:id/finish: empty,
+// or {"to": [usernames]}, at most max of them, each a valid username; a
+// list, even empty, makes the attachment wait for the devices it names
+// (attachments.Fetchers). No list is nil.
+func parseFinish(data []byte, max int) ([]string, error) {
+	if len(data) == 0 {
+		return nil, nil
+	}
+	var body struct {
+		To *[]string `json:"to"`
+	}
+	if err := decodeJSON(data, &body); err != nil {
+		return nil, err
+	}
+	if body.To == nil {
+		return nil, nil
+	}
+	if len(*body.To) > max {
+		return nil, codeTooManyRecipients.errorf("a list in \"to\" names at most %d usernames on this relay", max)
+	}
+	for _, u := range *body.To {
+		if !canonical.ValidUsername(u) {
+			return nil, errBadUsername
+		}
+	}
+	return append([]string{}, *body.To...), nil
 }
 
 // parsePartIndex reads a part's index in the path: plain decimal, no sign,

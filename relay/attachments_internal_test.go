@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"relay/attachments"
+	"relay/canonical"
 )
 
 // TestParseAttachmentSize: each refusal has its control, which parses.
@@ -190,6 +191,58 @@ func FuzzParseRange(f *testing.F) {
 		}
 		if !partial || off < 0 || n < 1 || off+n > size || bytes.ContainsAny([]byte(h), ",\n") {
 			t.Fatalf("%q of %d: %d, %d, %v", h, size, off, n, partial)
+		}
+	})
+}
+
+// TestParseFinish: no body and no "to" are no list; a list, even empty,
+// is one; each refusal has its code.
+func TestParseFinish(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		want []string
+		code string
+	}{
+		{``, nil, ""},
+		{`{}`, nil, ""},
+		{`{"to": null}`, nil, ""},
+		{`{"to": []}`, []string{}, ""},
+		{`{"to": ["bob", "carol"]}`, []string{"bob", "carol"}, ""},
+		{`{"to": ["bob", "carol", "dave"]}`, nil, "too_many_recipients"},
+		{`{"to": ["Bob"]}`, nil, "bad_username"},
+		{`{"to": "bob"}`, nil, "bad_json"},
+		{`{"to": [1]}`, nil, "bad_json"},
+		{`{"to": [], "to": []}`, nil, "bad_json"},
+		{`[`, nil, "bad_json"},
+	} {
+		got, err := parseFinish([]byte(c.body), 2)
+		if code := apiCode(t, err); code != c.code || (got == nil) != (c.want == nil) || len(got) != len(c.want) {
+			t.Errorf("%s: %v, %q; want %v, %q", c.body, got, code, c.want, c.code)
+		}
+	}
+}
+
+// FuzzParseFinish: a body is refused with a stable code, or gives no list
+// or a list of at most the limit of valid usernames.
+func FuzzParseFinish(f *testing.F) {
+	for _, s := range []string{``, `{}`, `{"to": []}`, `{"to": ["bob"]}`, `{"to": ["Bob"]}`, `{"to": [1]}`, "{\"to\": [\"\xff\"]}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		to, err := parseFinish(data, 3)
+		if err != nil {
+			if c := apiCode(t, err); c != "bad_json" && c != "bad_username" && c != "too_many_recipients" {
+				t.Fatalf("%q: %s", data, c)
+			}
+			return
+		}
+		if len(to) > 3 {
+			t.Fatalf("%q: %d names", data, len(to))
+		}
+		for _, u := range to {
+			if !canonical.ValidUsername(u) {
+				t.Fatalf("%q: %q accepted", data, u)
+			}
 		}
 	})
 }

@@ -387,3 +387,117 @@ func TestAttachmentsOutliveTheQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestAttachmentGoneOnceFetched: an attachment finished for bob goes once
+// each device it waits for has downloaded it to its last byte: bob's two
+// devices (one in two ranges, the first of which does not count) and
+// alice's other device, not the one that uploaded it. The control: one
+// finished with no list stays after every download. A revoked device is
+// not waited for: the purge deletes what waited only for it.
+func TestAttachmentGoneOnceFetched(t *testing.T) {
+	s := newTestServer(t)
+	ctx := context.Background()
+	alice := s.register(t, "alice", 2)
+	bob := s.register(t, "bob", 2)
+	data := randomBytes(t, attachments.PartSize+100)
+	upload := func(to []string) string {
+		t.Helper()
+		a, err := alice.device(0).CreateAttachment(ctx, int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := range a.Parts {
+			if err := alice.device(0).PutAttachmentPart(ctx, a.ID, n, data[n*a.PartSize:min(len(data), (n+1)*a.PartSize)]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if to == nil {
+			_, err = alice.device(0).FinishAttachment(ctx, a.ID)
+		} else {
+			_, err = alice.device(0).FinishAttachmentFor(ctx, a.ID, to)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.ID
+	}
+	read := func(c *relayclient.Client, id, rng string) {
+		t.Helper()
+		if status, _, _ := download(t, c, id, rng); status != http.StatusOK && status != http.StatusPartialContent {
+			t.Fatalf("download %s: %d", rng, status)
+		}
+	}
+	listed, unlisted := upload([]string{"bob"}), upload(nil)
+	if n := s.count(t, `SELECT count(*) FROM attachment_fetches`); n != 3 {
+		t.Fatalf("%d devices waited for, want bob's two and alice's other one", n)
+	}
+	for _, id := range []string{listed, unlisted} {
+		read(bob.device(0), id, "")
+		read(bob.device(1), id, "bytes=0-99") // not to the end: does not count
+		read(alice.device(1), id, "")
+		read(alice.device(0), id, "") // the uploader's own device is not waited for
+	}
+	read(bob.device(0), listed, "") // again: counted once
+	if _, err := bob.device(1).ReadAttachment(ctx, listed); err != nil {
+		t.Fatalf("before bob's second device has it all: %v", err)
+	}
+	// That was bob's second device's whole download: the last one waited for.
+	_, err := bob.device(0).DownloadAttachment(ctx, listed, "")
+	wantCode(t, err, "unknown_attachment")
+	if _, err := bob.device(0).ReadAttachment(ctx, unlisted); err != nil {
+		t.Fatalf("the control, finished with no list: %v", err)
+	}
+
+	// Waiting for bob's device 1 only, which is then revoked.
+	last := upload([]string{"bob"})
+	read(bob.device(0), last, "")
+	read(alice.device(1), last, "bytes="+itoa(int64(len(data)-10))+"-") // a range to the end counts
+	if err := bob.device(0).Revoke(ctx, bob.Devices[1]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bob.device(0).ReadAttachment(ctx, last); err != nil {
+		t.Fatalf("before the purge: %v", err)
+	}
+	s.Relay.PurgeQueues(ctx)
+	_, err = bob.device(0).DownloadAttachment(ctx, last, "")
+	wantCode(t, err, "unknown_attachment")
+	if _, err := bob.device(0).ReadAttachment(ctx, unlisted); err != nil {
+		t.Fatalf("the control after the purge: %v", err)
+	}
+}
+
+// TestAttachmentFinishList: the list is checked before anything changes:
+// a name no account has is 404 unknown_recipient naming it, a malformed
+// one 400 bad_username, too many 400 too_many_recipients; the control, a
+// good list, finishes it.
+func TestAttachmentFinishList(t *testing.T) {
+	s := newTestServer(t, func(c *relay.Config) { c.MaxRecipients, c.FanoutRatePerMinute = 2, 100 })
+	ctx := context.Background()
+	alice := s.register(t, "alice", 1)
+	s.register(t, "bob", 1)
+	a, err := alice.device(0).CreateAttachment(ctx, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := alice.device(0).PutAttachmentPart(ctx, a.ID, 0, []byte("12345")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = alice.device(0).FinishAttachmentFor(ctx, a.ID, []string{"bob", "nobody"})
+	var e *relayclient.Error
+	if !errors.As(err, &e) || e.Code != "unknown_recipient" || e.Username != "nobody" {
+		t.Fatalf("an unknown name: %v", err)
+	}
+	_, err = alice.device(0).FinishAttachmentFor(ctx, a.ID, []string{"Bob"})
+	wantCode(t, err, "bad_username")
+	_, err = alice.device(0).FinishAttachmentFor(ctx, a.ID, []string{"bob", "bob", "bob"})
+	wantCode(t, err, "too_many_recipients")
+	if n := s.count(t, `SELECT count(*) FROM attachments WHERE finished_at IS NOT NULL`) + s.count(t, `SELECT count(*) FROM attachment_fetches`); n != 0 {
+		t.Fatalf("refused finishes changed %d rows", n)
+	}
+	if f, err := alice.device(0).FinishAttachmentFor(ctx, a.ID, []string{"bob", "bob"}); err != nil || !f.Finished {
+		t.Fatalf("the control: %+v, %v", f, err)
+	}
+	if n := s.count(t, `SELECT count(*) FROM attachment_fetches`); n != 1 {
+		t.Fatalf("%d devices waited for, want bob's one", n)
+	}
+}

@@ -104,7 +104,7 @@ func TestDeleteAccount(t *testing.T) {
 	// The tables this test puts rows of alice in. A new table that can
 	// name an account fails here until the test gives it rows too, so
 	// that the deletion is checked on it.
-	seeded := []string{"accounts", "contacts", "devices", "queue", "sent", "sessions", "push_subscriptions", "key_packages", "attachments"}
+	seeded := []string{"accounts", "contacts", "devices", "queue", "sent", "sessions", "push_subscriptions", "key_packages", "attachments", "attachment_fetches"}
 	// Tables whose text names the relay, never an account: its VAPID key
 	// pair, its instances' random ids (ADR 0055) and its epoch's token
 	// (ADR 0086).
@@ -118,8 +118,16 @@ func TestDeleteAccount(t *testing.T) {
 		}
 	}
 	// An attachment of each, finished, and one of alice's unfinished:
-	// attachment_parts names no account, and is counted below.
-	if _, err := alice.device(0).UploadAttachment(ctx, []byte("alice's photo")); err != nil {
+	// attachment_parts names no account, and is counted below. Alice's
+	// waits for her other device and bob's.
+	photo, err := alice.device(0).CreateAttachment(ctx, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := alice.device(0).PutAttachmentPart(ctx, photo.ID, 0, []byte("photo")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.device(0).FinishAttachmentFor(ctx, photo.ID, []string{"bob"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := alice.device(1).CreateAttachment(ctx, 10); err != nil {

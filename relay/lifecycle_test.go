@@ -67,7 +67,7 @@ func leftOf(before, after int) left {
 // names the relay, never an account (the VAPID key pair, the instances'
 // random ids, ADR 0055, and the epoch's token, ADR 0086).
 var (
-	lifecycleSeeded    = []string{"accounts", "attachments", "contacts", "devices", "key_packages", "push_subscriptions", "queue", "sent", "sessions"}
+	lifecycleSeeded    = []string{"accounts", "attachment_fetches", "attachments", "contacts", "devices", "key_packages", "push_subscriptions", "queue", "sent", "sessions"}
 	lifecycleRelayOnly = []string{"push_vapid", "relay_epoch", "relay_instances"}
 )
 
@@ -93,10 +93,10 @@ func TestLifecycleTables(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, views{
-			"the device": {"devices": kept, "queue": gone, "push_subscriptions": gone, "key_packages": gone},
-			"the other":  {"devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
-			"alice":      {"attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": fewer, "key_packages": fewer},
-			"bob":        {"attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
+			"the device": {"attachment_fetches": gone, "devices": kept, "queue": gone, "push_subscriptions": gone, "key_packages": gone},
+			"the other":  {"attachment_fetches": kept, "devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
+			"alice":      {"attachment_fetches": fewer, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": fewer, "key_packages": fewer},
+			"bob":        {"attachment_fetches": kept, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
 		}},
 		{"replace key", func(t *testing.T, s *testServer, alice *user) {
 			if _, err := alice.device(0).ReplaceKey(context.Background(), password, newKey(t), []string{alice.Devices[1]}, nil); err != nil {
@@ -105,21 +105,21 @@ func TestLifecycleTables(t *testing.T) {
 			// Every key package of the account goes: the old key
 			// certified their credentials.
 		}, views{
-			"the device": {"devices": kept, "queue": gone, "push_subscriptions": gone, "key_packages": gone},
-			"the other":  {"devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": gone},
-			"alice":      {"attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": fewer, "key_packages": gone},
-			"bob":        {"attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
+			"the device": {"attachment_fetches": gone, "devices": kept, "queue": gone, "push_subscriptions": gone, "key_packages": gone},
+			"the other":  {"attachment_fetches": kept, "devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": gone},
+			"alice":      {"attachment_fetches": fewer, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": fewer, "key_packages": gone},
+			"bob":        {"attachment_fetches": kept, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
 		}},
 		{"delete account", func(t *testing.T, s *testServer, alice *user) {
 			if err := alice.device(0).DeleteAccount(context.Background(), password); err != nil {
 				t.Fatal(err)
 			}
 		}, views{
-			"the device": {"devices": gone, "queue": gone, "push_subscriptions": gone, "key_packages": gone},
-			"the other":  {"devices": gone, "queue": gone, "push_subscriptions": gone, "key_packages": gone},
-			"alice":      {"attachments": gone, "accounts": gone, "sessions": gone, "devices": gone, "contacts": gone, "queue": gone, "sent": gone, "push_subscriptions": gone, "key_packages": gone},
+			"the device": {"attachment_fetches": gone, "devices": gone, "queue": gone, "push_subscriptions": gone, "key_packages": gone},
+			"the other":  {"attachment_fetches": gone, "devices": gone, "queue": gone, "push_subscriptions": gone, "key_packages": gone},
+			"alice":      {"attachment_fetches": gone, "attachments": gone, "accounts": gone, "sessions": gone, "devices": gone, "contacts": gone, "queue": gone, "sent": gone, "push_subscriptions": gone, "key_packages": gone},
 			// bob keeps his own rows; those that named alice went.
-			"bob": {"attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": gone, "queue": gone, "sent": gone, "push_subscriptions": kept, "key_packages": kept},
+			"bob": {"attachment_fetches": gone, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": gone, "queue": gone, "sent": gone, "push_subscriptions": kept, "key_packages": kept},
 		}},
 		{"disable account", func(t *testing.T, s *testServer, alice *user) {
 			if _, err := s.adminTransitions(t).SetDisabled(context.Background(), alice.Name, true); err != nil {
@@ -129,20 +129,20 @@ func TestLifecycleTables(t *testing.T) {
 				t.Fatalf("alice is not disabled")
 			}
 		}, views{
-			"the device": {"devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
-			"the other":  {"devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
-			"alice":      {"attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
-			"bob":        {"attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
+			"the device": {"attachment_fetches": kept, "devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
+			"the other":  {"attachment_fetches": kept, "devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
+			"alice":      {"attachment_fetches": kept, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
+			"bob":        {"attachment_fetches": kept, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
 		}},
 		{"revoke sessions", func(t *testing.T, s *testServer, alice *user) {
 			if _, _, err := s.adminTransitions(t).RevokeSessions(context.Background(), alice.Name); err != nil {
 				t.Fatal(err)
 			}
 		}, views{
-			"the device": {"devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
-			"the other":  {"devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
-			"alice":      {"attachments": kept, "accounts": kept, "sessions": gone, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
-			"bob":        {"attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
+			"the device": {"attachment_fetches": kept, "devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
+			"the other":  {"attachment_fetches": kept, "devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
+			"alice":      {"attachment_fetches": kept, "attachments": kept, "accounts": kept, "sessions": gone, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
+			"bob":        {"attachment_fetches": kept, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
 		}},
 	}
 	for _, c := range cases {
@@ -166,9 +166,21 @@ func TestLifecycleTables(t *testing.T) {
 				}
 			}
 			// An attachment each, uploaded by alice's speaking device: it is
-			// the account's, not the device's.
-			for _, c := range []*relayclient.Client{alice.device(0), bob.device(0)} {
-				if _, err := c.UploadAttachment(ctx, []byte("ciphertext")); err != nil {
+			// the account's, not the device's. Each waits for the other's
+			// devices and its account's others: alice's for her devices 1
+			// and 2 and bob's, bob's for alice's three.
+			for _, up := range []struct {
+				c  *relayclient.Client
+				to string
+			}{{alice.device(0), "bob"}, {bob.device(0), "alice"}} {
+				a, err := up.c.CreateAttachment(ctx, 10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := up.c.PutAttachmentPart(ctx, a.ID, 0, []byte("ciphertext")); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := up.c.FinishAttachmentFor(ctx, a.ID, []string{up.to}); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -91,7 +91,7 @@ func (s *Server) routeTable() []route {
 		{post, "/api/attachments", []check{speaker, origin, body(maxJSON)}, s.createAttachment},
 		{put, "/api/attachments/:id/parts/:n", []check{speaker, origin, body(maxPartRequest)}, s.putAttachmentPart},
 		{get, "/api/attachments/:id/parts", []check{speaker}, s.attachmentParts},
-		{post, "/api/attachments/:id/finish", []check{speaker, origin}, s.finishAttachment},
+		{post, "/api/attachments/:id/finish", []check{speaker, origin, body(maxJSON)}, s.finishAttachment},
 		{get, "/api/attachments/:id", []check{speaker}, s.getAttachment},
 		{del, "/api/attachments/:id", []check{speaker, origin}, s.deleteAttachment},
 		{get, "/api/push/key", []check{session, pushOn}, s.pushKey},

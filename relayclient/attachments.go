@@ -57,6 +57,14 @@ func (c *Client) FinishAttachment(ctx context.Context, id string) (Attachment, e
 	return out, err
 }
 
+// FinishAttachmentFor makes attachment id readable until every device of
+// the accounts in to, and of this account but c.Device, has fetched it.
+func (c *Client) FinishAttachmentFor(ctx context.Context, id string, to []string) (Attachment, error) {
+	var out Attachment
+	err := c.Do(ctx, http.MethodPost, "/api/attachments/"+id+"/finish", map[string][]string{"to": to}, &out)
+	return out, err
+}
+
 // DeleteAttachment deletes attachment id.
 func (c *Client) DeleteAttachment(ctx context.Context, id string) error {
 	return c.Do(ctx, http.MethodDelete, "/api/attachments/"+id, nil, nil)
