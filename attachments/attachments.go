@@ -152,10 +152,11 @@ type Store interface {
 	// nil, the attachment goes once every device it lists has fetched it
 	// (Fetched).
 	Finish(ctx context.Context, account int64, id []byte, f Fetchers, now time.Time) (Attachment, error)
-	// Fetched notes that device has downloaded attachment id to its last
-	// byte, and deletes the attachment when that was the last device it
-	// waited for; it says whether it did.
-	Fetched(ctx context.Context, id []byte, device string) (bool, error)
+	// Fetched notes that device has attachment id (its client said so),
+	// and deletes the attachment when that was the last device it waited
+	// for; it says whether it did. An attachment that is not finished or
+	// has expired is ErrUnknown.
+	Fetched(ctx context.Context, id []byte, device string, now time.Time) (bool, error)
 	// Get is a finished attachment, for any account; for its uploader, an
 	// unfinished one is an IncompleteError.
 	Get(ctx context.Context, account int64, id []byte, now time.Time) (Attachment, error)

@@ -190,15 +190,15 @@ const waitsForNobody = `listed AND NOT EXISTS (SELECT 1 FROM attachment_fetches 
 // Fetched deletes device's row of the attachment, then the attachment if
 // it waits for nobody else. The attachment row's lock orders two last
 // fetches, so that one of them deletes it.
-func (p *Postgres) Fetched(ctx context.Context, id []byte, device string) (bool, error) {
+func (p *Postgres) Fetched(ctx context.Context, id []byte, device string, now time.Time) (bool, error) {
 	var gone bool
 	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
 		var listed bool
-		err := tx.QueryRow(ctx, `SELECT listed FROM attachments WHERE id = $1 FOR UPDATE`, id).Scan(&listed)
-		if errors.Is(err, pgx.ErrNoRows) || (err == nil && !listed) {
-			return nil
+		err := tx.QueryRow(ctx, `SELECT listed FROM attachments WHERE id = $1 AND finished_at IS NOT NULL AND expires_at > $2 FOR UPDATE`, id, now).Scan(&listed)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ErrUnknown
 		}
-		if err != nil {
+		if err != nil || !listed {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM attachment_fetches WHERE attachment_id = $1 AND device_id = $2`, id, device); err != nil {

@@ -167,13 +167,22 @@ func (s *Server) getAttachment(w http.ResponseWriter, r *http.Request, in *check
 		}
 		return nil
 	}
-	// Written to its last byte: this device has it (a download in ranges
-	// counts with its last one).
-	if off+n == a.Size {
-		if _, err := s.attachments.Fetched(r.Context(), a.ID, in.device); err != nil && r.Context().Err() == nil {
-			s.log.Warn("noting an attachment fetched", "request_id", requestID(r), "err", err)
-		}
+	return nil
+}
+
+// POST /api/attachments/:id/received: the device speaking has the
+// attachment and checked it; once every device it waits for said so, it
+// goes. The relay cannot tell from a download that a device has it: bytes
+// written may never arrive, and bytes that arrive may fail their digest.
+func (s *Server) attachmentReceived(w http.ResponseWriter, r *http.Request, in *checked) error {
+	id, err := attachmentID(in)
+	if err != nil {
+		return err
 	}
+	if _, err := s.attachments.Fetched(r.Context(), id, in.device, s.now()); err != nil {
+		return attachmentError(err)
+	}
+	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 

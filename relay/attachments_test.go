@@ -389,11 +389,13 @@ func TestAttachmentsOutliveTheQueue(t *testing.T) {
 }
 
 // TestAttachmentGoneOnceFetched: an attachment finished for bob goes once
-// each device it waits for has downloaded it to its last byte: bob's two
-// devices (one in two ranges, the first of which does not count) and
-// alice's other device, not the one that uploaded it. The control: one
-// finished with no list stays after every download. A revoked device is
-// not waited for: the purge deletes what waited only for it.
+// each device it waits for has said it has it (POST …/received): bob's
+// two devices and alice's other device, not the one that uploaded it. A
+// download alone, even to the last byte, does not count: bytes written
+// may never arrive, and bytes that arrive may fail their digest. The
+// control: one finished with no list stays after every confirmation. A
+// revoked device is not waited for: the purge deletes what waited only
+// for it.
 func TestAttachmentGoneOnceFetched(t *testing.T) {
 	s := newTestServer(t)
 	ctx := context.Background()
@@ -421,37 +423,52 @@ func TestAttachmentGoneOnceFetched(t *testing.T) {
 		}
 		return a.ID
 	}
-	read := func(c *relayclient.Client, id, rng string) {
+	got := func(c *relayclient.Client, id string) {
 		t.Helper()
-		if status, _, _ := download(t, c, id, rng); status != http.StatusOK && status != http.StatusPartialContent {
-			t.Fatalf("download %s: %d", rng, status)
+		if _, err := c.ReadAttachment(ctx, id); err != nil {
+			t.Fatalf("download: %v", err)
+		}
+		if err := c.AttachmentReceived(ctx, id); err != nil {
+			t.Fatalf("received: %v", err)
 		}
 	}
 	listed, unlisted := upload([]string{"bob"}), upload(nil)
 	if n := s.count(t, `SELECT count(*) FROM attachment_fetches`); n != 3 {
 		t.Fatalf("%d devices waited for, want bob's two and alice's other one", n)
 	}
+	// Downloaded whole by every device, confirmed by none: it stays.
+	for _, c := range []*relayclient.Client{bob.device(0), bob.device(1), alice.device(1)} {
+		if _, err := c.ReadAttachment(ctx, listed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := s.count(t, `SELECT count(*) FROM attachment_fetches`); n != 3 {
+		t.Fatalf("downloads alone crossed off devices: %d left of 3", n)
+	}
 	for _, id := range []string{listed, unlisted} {
-		read(bob.device(0), id, "")
-		read(bob.device(1), id, "bytes=0-99") // not to the end: does not count
-		read(alice.device(1), id, "")
-		read(alice.device(0), id, "") // the uploader's own device is not waited for
+		got(bob.device(0), id)
+		got(alice.device(1), id)
+		got(alice.device(0), id) // the uploader's own device is not waited for
 	}
-	read(bob.device(0), listed, "") // again: counted once
+	got(bob.device(0), listed) // again: counted once
 	if _, err := bob.device(1).ReadAttachment(ctx, listed); err != nil {
-		t.Fatalf("before bob's second device has it all: %v", err)
+		t.Fatalf("before bob's second device said it has it: %v", err)
 	}
-	// That was bob's second device's whole download: the last one waited for.
+	if err := bob.device(1).AttachmentReceived(ctx, listed); err != nil {
+		t.Fatal(err)
+	}
+	// That was the last device waited for.
 	_, err := bob.device(0).DownloadAttachment(ctx, listed, "")
 	wantCode(t, err, "unknown_attachment")
+	wantCode(t, bob.device(0).AttachmentReceived(ctx, listed), "unknown_attachment")
 	if _, err := bob.device(0).ReadAttachment(ctx, unlisted); err != nil {
 		t.Fatalf("the control, finished with no list: %v", err)
 	}
 
 	// Waiting for bob's device 1 only, which is then revoked.
 	last := upload([]string{"bob"})
-	read(bob.device(0), last, "")
-	read(alice.device(1), last, "bytes="+itoa(int64(len(data)-10))+"-") // a range to the end counts
+	got(bob.device(0), last)
+	got(alice.device(1), last)
 	if err := bob.device(0).Revoke(ctx, bob.Devices[1]); err != nil {
 		t.Fatal(err)
 	}
@@ -464,6 +481,13 @@ func TestAttachmentGoneOnceFetched(t *testing.T) {
 	if _, err := bob.device(0).ReadAttachment(ctx, unlisted); err != nil {
 		t.Fatalf("the control after the purge: %v", err)
 	}
+
+	// An unfinished attachment cannot be confirmed: it is unknown.
+	a, err := alice.device(0).CreateAttachment(ctx, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, bob.device(0).AttachmentReceived(ctx, a.ID), "unknown_attachment")
 }
 
 // TestAttachmentFinishList: the list is checked before anything changes:

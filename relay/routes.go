@@ -92,6 +92,7 @@ func (s *Server) routeTable() []route {
 		{put, "/api/attachments/:id/parts/:n", []check{speaker, origin, body(maxPartRequest)}, s.putAttachmentPart},
 		{get, "/api/attachments/:id/parts", []check{speaker}, s.attachmentParts},
 		{post, "/api/attachments/:id/finish", []check{speaker, origin, body(maxJSON)}, s.finishAttachment},
+		{post, "/api/attachments/:id/received", []check{speaker, origin, body(maxJSON)}, s.attachmentReceived},
 		{get, "/api/attachments/:id", []check{speaker}, s.getAttachment},
 		{del, "/api/attachments/:id", []check{speaker, origin}, s.deleteAttachment},
 		{get, "/api/push/key", []check{session, pushOn}, s.pushKey},
@@ -127,9 +128,11 @@ func (s *Server) HTTPServer() *http.Server {
 	}
 }
 
-// permissionsPolicy turns off browser features the client never uses.
+// permissionsPolicy turns off browser features the client never uses, and
+// leaves the microphone to the relay's own pages, which record voice
+// messages: no frame and no other origin gets it.
 const permissionsPolicy = "accelerometer=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), " +
-	"hid=(), magnetometer=(), microphone=(), midi=(), payment=(), serial=(), usb=(), xr-spatial-tracking=()"
+	"hid=(), magnetometer=(), microphone=(self), midi=(), payment=(), serial=(), usb=(), xr-spatial-tracking=()"
 
 // maxHeaderBytes bounds a request's headers.
 const maxHeaderBytes = 16 << 10

@@ -65,6 +65,13 @@ func (c *Client) FinishAttachmentFor(ctx context.Context, id string, to []string
 	return out, err
 }
 
+// AttachmentReceived tells the relay that this device has attachment id
+// and checked it: the relay deletes it once every device it waits for
+// said so.
+func (c *Client) AttachmentReceived(ctx context.Context, id string) error {
+	return c.Do(ctx, http.MethodPost, "/api/attachments/"+id+"/received", nil, nil)
+}
+
 // DeleteAttachment deletes attachment id.
 func (c *Client) DeleteAttachment(ctx context.Context, id string) error {
 	return c.Do(ctx, http.MethodDelete, "/api/attachments/"+id, nil, nil)

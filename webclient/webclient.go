@@ -171,8 +171,10 @@ func (i memInfo) IsDir() bool        { return false }
 func (i memInfo) Sys() any           { return nil }
 
 // CSP is the Content-Security-Policy of every page: scripts, styles and
-// connections only from the relay's own origin, no framing.
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+// connections only from the relay's own origin, no framing; images from
+// it and from blob: URLs, and sound only from blob: URLs, which is how the
+// client shows the attachments it decrypted.
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; media-src blob:; connect-src 'self'; " +
 	"base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 // Handler serves the static client with its Content-Security-Policy. The

@@ -50,7 +50,7 @@ func parseObject(b []byte) (map[string]jsonValue, bool) {
 	}
 	m := make(map[string]jsonValue, len(raw))
 	for name, v := range raw {
-		m[name] = valueOf(v, true)
+		m[name] = valueOf(v, 2)
 	}
 	return m, true
 }
@@ -80,10 +80,11 @@ func withinDepth(b []byte) bool {
 }
 
 // valueOf reads one value that json.Unmarshal has checked; an array's
-// elements or an object's members are read too when inner is set, an
-// object's as parseObject reads the record's (the last of a name given
-// twice).
-func valueOf(r json.RawMessage, inner bool) jsonValue {
+// elements or an object's members are read too, levels deep (the files of
+// a files record are objects in an array), an object's as parseObject
+// reads the record's (the last of a name given twice).
+func valueOf(r json.RawMessage, levels int) jsonValue {
+	inner := levels > 0
 	r = bytes.TrimSpace(r)
 	switch r[0] {
 	case '"':
@@ -103,7 +104,7 @@ func valueOf(r json.RawMessage, inner bool) jsonValue {
 			_ = json.Unmarshal(r, &o)
 			v.members = make(map[string]jsonValue, len(o))
 			for name, m := range o {
-				v.members[name] = valueOf(m, false)
+				v.members[name] = valueOf(m, levels-1)
 			}
 		}
 		return v
@@ -113,7 +114,7 @@ func valueOf(r json.RawMessage, inner bool) jsonValue {
 			var a []json.RawMessage
 			_ = json.Unmarshal(r, &a)
 			for _, e := range a {
-				v.elems = append(v.elems, valueOf(e, false))
+				v.elems = append(v.elems, valueOf(e, levels-1))
 			}
 		}
 		return v

@@ -23,7 +23,10 @@ import (
 
 // Record types. A record whose type is none of these is a [TypeUnknown].
 const (
-	TypeText     = "text"
+	TypeText = "text"
+	// TypeFiles is a message of attachments (photos, files, voice
+	// messages), with an optional caption.
+	TypeFiles    = "files"
 	TypeEdit     = "edit"
 	TypeDelete   = "delete"
 	TypeReaction = "reaction"
@@ -48,12 +51,45 @@ const (
 	MaxText       = 16000 // UTF-16 code units of a text
 	MaxIDs        = 100   // ids of a receipt or of a read position
 	MaxEmojiBytes = 32    // UTF-8 bytes of a reaction's emoji
+	MaxFiles      = 10    // files of a files record
+	MaxFileName   = 255   // UTF-16 code units of a file's name
+	MaxFileType   = 100   // characters of a file's media type
+	MaxThumb      = 4096  // characters of a placeholder in base64url
+	MaxSide       = 65535 // pixels of a width or a height
+	MaxDuration   = 86400000
 )
+
+// File kinds: how a file of a files record is shown.
+const (
+	KindPhoto = "photo"
+	KindVoice = "voice"
+	KindFile  = "file"
+)
+
+// File is one attachment of a files record (docs/crypto.md, "Records"):
+// the relay's attachment ID, its Key and Digest (32 bytes each, in
+// unpadded base64url), its Size in bytes before padding, its media Type,
+// its file Name, its Kind, and optionally its Width and Height in pixels,
+// its Duration in milliseconds and a Thumb, a small JPEG in base64url.
+type File struct {
+	ID       string `json:"id"`
+	Key      string `json:"key"`
+	Digest   string `json:"digest"`
+	Size     int64  `json:"size"`
+	Type     string `json:"type"`
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+	Width    *int64 `json:"width,omitempty"`
+	Height   *int64 `json:"height,omitempty"`
+	Duration *int64 `json:"duration,omitempty"`
+	Thumb    string `json:"thumb,omitempty"`
+}
 
 // Record is a parsed record with the fields of its type only, the shape
 // records.js gives:
 //
 //	text:     Text, ReplyTo ("" for none)
+//	files:    Text ("" for no caption), ReplyTo, Files
 //	edit:     Target, Text
 //	delete:   Target
 //	reaction: Target, Emoji, On
@@ -84,6 +120,7 @@ type Record struct {
 	HasSort bool
 	V       int64
 	Base    *ReadBase
+	Files   []File
 }
 
 // ReadBase is the order key of a reading: the relay's ts of a message,
@@ -108,7 +145,7 @@ var (
 const NotARecord = "not a record"
 
 // RecordError says which field made a record invalid, with the reason
-// records.js gives: [NotARecord], "text", "replyTo", "target", "emoji",
+// records.js gives: [NotARecord], "text", "replyTo", "files", "target", "emoji",
 // "on", "status", "ids", "chat or upTo" or "base". It never holds a value:
 // that is the content of a message.
 type RecordError struct {
@@ -193,6 +230,20 @@ func ParseRecord(b []byte) (Record, error) {
 				return bad("replyTo")
 			}
 		}
+	case TypeFiles:
+		if v := m["text"]; v.kind != jsonNone && v.kind != jsonNull {
+			if r.Text, ok = str("text"); !ok || !isText(r.Text) {
+				return bad("text")
+			}
+		}
+		if v, given := m["replyTo"]; given && v.kind != jsonNull {
+			if r.ReplyTo, ok = id("replyTo"); !ok {
+				return bad("replyTo")
+			}
+		}
+		if r.Files, ok = readFiles(m["files"]); !ok {
+			return bad("files")
+		}
 	case TypeEdit:
 		if r.Target, ok = id("target"); !ok {
 			return bad("target")
@@ -267,6 +318,102 @@ func ParseRecord(b []byte) (Record, error) {
 	return r, nil
 }
 
+var (
+	attachmentIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{21}[AQgw]$`)
+	bytes32Pattern      = regexp.MustCompile(`^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$`)
+	base64URLPattern    = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+	mediaTypePattern    = regexp.MustCompile(`^[a-z0-9][a-z0-9!#$&^_.+-]*/[a-z0-9][a-z0-9!#$&^_.+-]*$`)
+)
+
+// readFiles reads the files of a files record: 1 to MaxFiles entries, each
+// right, no attachment id twice.
+func readFiles(v jsonValue) ([]File, bool) {
+	if v.kind != jsonArray || len(v.elems) < 1 || len(v.elems) > MaxFiles {
+		return nil, false
+	}
+	files := make([]File, 0, len(v.elems))
+	seen := make(map[string]bool, len(v.elems))
+	for _, e := range v.elems {
+		f, ok := readFile(e)
+		if !ok || seen[f.ID] {
+			return nil, false
+		}
+		seen[f.ID] = true
+		files = append(files, f)
+	}
+	return files, true
+}
+
+// readFile reads one entry of a files record's files, as parseFile in
+// records.js does.
+func readFile(v jsonValue) (File, bool) {
+	if v.kind != jsonObject {
+		return File{}, false
+	}
+	str := func(name string, re *regexp.Regexp) (string, bool) {
+		m := v.members[name]
+		return m.str, m.kind == jsonString && (re == nil || re.MatchString(m.str))
+	}
+	var f File
+	var ok [7]bool
+	f.ID, ok[0] = str("id", attachmentIDPattern)
+	f.Key, ok[1] = str("key", bytes32Pattern)
+	f.Digest, ok[2] = str("digest", bytes32Pattern)
+	f.Size, ok[3] = safeInteger(v.members["size"])
+	f.Type, ok[4] = str("type", mediaTypePattern)
+	f.Name, ok[5] = str("name", nil)
+	f.Kind, ok[6] = str("kind", nil)
+	for _, o := range ok {
+		if !o {
+			return File{}, false
+		}
+	}
+	if f.Size < 1 || len(f.Type) > MaxFileType || !isFileName(f.Name) || f.Kind != KindPhoto && f.Kind != KindVoice && f.Kind != KindFile {
+		return File{}, false
+	}
+	// optional reads a number that may be left out or null, and must
+	// else lie in [min, max].
+	optional := func(name string, min, max int64) (*int64, bool) {
+		m := v.members[name]
+		if m.kind == jsonNone || m.kind == jsonNull {
+			return nil, true
+		}
+		n, ok := safeInteger(m)
+		return &n, ok && n >= min && n <= max
+	}
+	var okW, okH, okD bool
+	f.Width, okW = optional("width", 1, MaxSide)
+	f.Height, okH = optional("height", 1, MaxSide)
+	f.Duration, okD = optional("duration", 0, MaxDuration)
+	if !okW || !okH || !okD {
+		return File{}, false
+	}
+	switch t := v.members["thumb"]; t.kind {
+	case jsonNone, jsonNull:
+	case jsonString:
+		if len(t.str) > MaxThumb || !base64URLPattern.MatchString(t.str) {
+			return File{}, false
+		}
+		f.Thumb = t.str
+	default:
+		return File{}, false
+	}
+	return f, true
+}
+
+// isFileName reports whether s has 1 to MaxFileName UTF-16 code units and
+// no C0 or C1 control character or DEL.
+func isFileName(s string) bool {
+	n := 0
+	for _, r := range s {
+		if r <= 0x1f || r >= 0x7f && r <= 0x9f {
+			return false
+		}
+		n += utf16.RuneLen(r)
+	}
+	return n >= 1 && n <= MaxFileName
+}
+
 // readIDs reads the ids of a read position: an array of at most MaxIDs
 // ids, each kept once, where it first appears. The bound counts the array
 // as given, before duplicates are dropped, as records.js counts it.
@@ -319,6 +466,14 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		if r.ReplyTo != "" {
 			w.field("replyTo", r.ReplyTo)
 		}
+	case TypeFiles:
+		if r.Text != "" {
+			w.field("text", r.Text)
+		}
+		if r.ReplyTo != "" {
+			w.field("replyTo", r.ReplyTo)
+		}
+		w.field("files", r.Files)
 	case TypeEdit:
 		w.field("target", r.Target)
 		w.field("text", r.Text)
@@ -363,7 +518,7 @@ func (w *recordWriter) field(name string, v any) {
 }
 
 func (w *recordWriter) value(v any) {
-	// Strings, booleans, integers, string slices and a *ReadBase cannot
+	// Strings, booleans, integers, string slices, files and a *ReadBase cannot
 	// fail to encode.
 	// HTML escaping is off, so a text reads as the person wrote it.
 	e := json.NewEncoder(&w.buf)
@@ -391,6 +546,12 @@ func build(r Record) ([]byte, error) {
 // for none.
 func TextRecord(text, replyTo string) ([]byte, error) {
 	return build(Record{Type: TypeText, Text: text, ReplyTo: replyTo})
+}
+
+// FilesRecord is a message of attachments with an optional caption (""
+// for none); replyTo is the id of the message it quotes, or "".
+func FilesRecord(text, replyTo string, files []File) ([]byte, error) {
+	return build(Record{Type: TypeFiles, Text: text, ReplyTo: replyTo, Files: files})
 }
 
 // EditRecord replaces the text of the message target.

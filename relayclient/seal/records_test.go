@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -82,6 +83,42 @@ func normal(r Record) json.RawMessage {
 			Text    string  `json:"text"`
 			ReplyTo *string `json:"replyTo"`
 		}{r.Type, r.Text, reply}
+	case TypeFiles:
+		var text, reply *string
+		if r.Text != "" {
+			text = &r.Text
+		}
+		if r.ReplyTo != "" {
+			reply = &r.ReplyTo
+		}
+		// records.js gives every field of a file, null when not given.
+		type file struct {
+			ID       string  `json:"id"`
+			Key      string  `json:"key"`
+			Digest   string  `json:"digest"`
+			Size     int64   `json:"size"`
+			Type     string  `json:"type"`
+			Name     string  `json:"name"`
+			Kind     string  `json:"kind"`
+			Width    *int64  `json:"width"`
+			Height   *int64  `json:"height"`
+			Duration *int64  `json:"duration"`
+			Thumb    *string `json:"thumb"`
+		}
+		files := make([]file, len(r.Files))
+		for i, f := range r.Files {
+			var thumb *string
+			if f.Thumb != "" {
+				thumb = &f.Thumb
+			}
+			files[i] = file{f.ID, f.Key, f.Digest, f.Size, f.Type, f.Name, f.Kind, f.Width, f.Height, f.Duration, thumb}
+		}
+		v = struct {
+			Type    string  `json:"type"`
+			Text    *string `json:"text"`
+			ReplyTo *string `json:"replyTo"`
+			Files   []file  `json:"files"`
+		}{r.Type, text, reply, files}
 	case TypeEdit:
 		v = struct {
 			Type   string `json:"type"`
@@ -176,6 +213,49 @@ func generateRecords(t testing.TB, ab, aa []byte) recordVectors {
 	deepest := strings.Repeat("[", MaxRecordDepth-1) + strings.Repeat("]", MaxRecordDepth-1)
 	tooDeep := "[" + deepest + "]"
 
+	// A files record, its members before files given by head.
+	filesRec := func(head string, files ...string) string {
+		return `{"type":"files",` + head + `"files":[` + strings.Join(files, ",") + `]}`
+	}
+	n64 := func(n int64) *int64 { return &n }
+	attID := func(n int) string { return strings.Repeat("A", 19) + fmt.Sprintf("%02d", n) + "A" }
+	key32, digest32 := strings.Repeat("k", 42)+"w", strings.Repeat("d", 42)+"g"
+	fileOf := func(id, kind, typ, name string, size int64) (File, string) {
+		f := File{ID: id, Key: key32, Digest: digest32, Size: size, Type: typ, Name: name, Kind: kind}
+		return f, `{"id":"` + id + `","key":"` + key32 + `","digest":"` + digest32 + `","size":` + strconv.FormatInt(size, 10) + `,"type":"` + typ + `","name":"` + name + `","kind":"` + kind + `"`
+	}
+	photo, photoJSON := fileOf(attID(1), KindPhoto, "image/jpeg", "IMG_0001.jpg", 123456)
+	photo.Width, photo.Height, photo.Thumb = n64(1600), n64(1200), "_9j_4AAQSkZJRg"
+	photoJSON += `,"width":1600,"height":1200,"thumb":"_9j_4AAQSkZJRg","extra":{"a":1}}`
+	plain, fileJSON := fileOf(attID(2), KindFile, "application/pdf", "Report (final).pdf", 1)
+	fileJSON += `,"width":null,"thumb":null}`
+	voice, voiceJSON := fileOf(attID(3), KindVoice, "audio/webm", "Voice message.webm", 4242)
+	voice.Duration = n64(0)
+	voiceJSON += `,"duration":0}`
+	longName, longType := strings.Repeat("😀", 127)+"x", "a/"+strings.Repeat("b", 98)
+	longest, longestJSON := fileOf(attID(4), KindFile, longType, longName, 1<<53-1)
+	longest.Thumb = strings.Repeat("A", MaxThumb)
+	longestJSON += `,"thumb":"` + longest.Thumb + `"}`
+	tenFiles := func(n int) []string {
+		var out []string
+		for i := range n {
+			_, j := fileOf(attID(10+i), KindFile, "text/plain", "f.txt", 10)
+			out = append(out, j+"}")
+		}
+		return out
+	}
+	tenFileList := func(n int) []File {
+		var out []File
+		for i := range n {
+			f, _ := fileOf(attID(10+i), KindFile, "text/plain", "f.txt", 10)
+			out = append(out, f)
+		}
+		return out
+	}
+	// withFile is the plain file with one member given again, later: the
+	// last counts.
+	withFile := func(member string) string { return strings.TrimSuffix(fileJSON, "}") + "," + member + "}" }
+
 	for _, c := range []struct {
 		why, record string
 		want        Record
@@ -187,6 +267,11 @@ func generateRecords(t testing.TB, ab, aa []byte) recordVectors {
 		{"a text of 16,000 UTF-16 code units in 8,000 characters", `{"type":"text","text":"` + longText + `"}`, Record{Type: TypeText, Text: longText}},
 		{"a reply", `{"type":"text","text":"Yes","replyTo":"` + id1 + `"}`, Record{Type: TypeText, Text: "Yes", ReplyTo: id1}},
 		{"replyTo null is no reply", `{"type":"text","text":"Yes","replyTo":null}`, Record{Type: TypeText, Text: "Yes"}},
+		{"a photo with a caption, a reply", filesRec(`"text":"Look","replyTo":"`+id1+`",`, photoJSON), Record{Type: TypeFiles, Text: "Look", ReplyTo: id1, Files: []File{photo}}},
+		{"a file, its optional fields left out or null", filesRec("", fileJSON), Record{Type: TypeFiles, Files: []File{plain}}},
+		{"a voice message of duration 0 and a text null", filesRec(`"text":null,`, voiceJSON), Record{Type: TypeFiles, Files: []File{voice}}},
+		{"ten files", filesRec("", tenFiles(10)...), Record{Type: TypeFiles, Files: tenFileList(10)}},
+		{"a file's name of 255 UTF-16 code units, a type of 100 characters, a placeholder of 4096", filesRec("", longestJSON), Record{Type: TypeFiles, Files: []File{longest}}},
 		{"an edit", `{"type":"edit","target":"` + id1 + `","text":"Hello, Bob."}`, Record{Type: TypeEdit, Target: id1, Text: "Hello, Bob."}},
 		{"a deletion", `{"type":"delete","target":"` + id1 + `"}`, Record{Type: TypeDelete, Target: id1}},
 		{"a reaction added", `{"type":"reaction","target":"` + id1 + `","emoji":"👍","on":true}`, Record{Type: TypeReaction, Target: id1, Emoji: "👍", On: true}},
@@ -251,6 +336,35 @@ func generateRecords(t testing.TB, ab, aa []byte) recordVectors {
 		{"a replyTo with a letter ULIDs leave out", `{"type":"text","text":"hi","replyTo":"` + id1[:25] + `U"}`, "replyTo"},
 		{"a replyTo of 25 characters", `{"type":"text","text":"hi","replyTo":"` + id1[:25] + `"}`, "replyTo"},
 		{"an empty replyTo", `{"type":"text","text":"hi","replyTo":""}`, "replyTo"},
+		{"files with an empty caption", filesRec(`"text":"",`, fileJSON), "text"},
+		{"files with a bad replyTo", filesRec(`"replyTo":"x",`, fileJSON), "replyTo"},
+		{"no files", `{"type":"files","text":"hi"}`, "files"},
+		{"files that are an empty array", filesRec(""), "files"},
+		{"eleven files", filesRec("", tenFiles(11)...), "files"},
+		{"the same attachment twice", filesRec("", fileJSON, fileJSON), "files"},
+		{"a file that is a string", filesRec("", `"x"`), "files"},
+		{"an attachment id of 21 characters", filesRec("", withFile(`"id":"AAAAAAAAAAAAAAAAAAAAA"`)), "files"},
+		{"an attachment id whose last character has bits past 128", filesRec("", withFile(`"id":"AAAAAAAAAAAAAAAAAAAAAB"`)), "files"},
+		{"a key of 31 bytes", filesRec("", withFile(`"key":"`+strings.Repeat("A", 41)+`E"`)), "files"},
+		{"a digest in standard base64", filesRec("", withFile(`"digest":"`+strings.Repeat("+", 42)+`A"`)), "files"},
+		{"a size of 0", filesRec("", withFile(`"size":0`)), "files"},
+		{"a size of 1.5", filesRec("", withFile(`"size":1.5`)), "files"},
+		{"a size as a string", filesRec("", withFile(`"size":"5"`)), "files"},
+		{"a type in upper case", filesRec("", withFile(`"type":"Image/JPEG"`)), "files"},
+		{"a type with parameters", filesRec("", withFile(`"type":"audio/webm;codecs=opus"`)), "files"},
+		{"a type of 101 characters", filesRec("", withFile(`"type":"a/`+strings.Repeat("b", 99)+`"`)), "files"},
+		{"an empty name", filesRec("", withFile(`"name":""`)), "files"},
+		{"a name with a line break", filesRec("", withFile(`"name":"a\nb.txt"`)), "files"},
+		{"a name of 256 UTF-16 code units", filesRec("", withFile(`"name":"`+strings.Repeat("😀", 128)+`"`)), "files"},
+		{"a kind this client does not know", filesRec("", withFile(`"kind":"sticker"`)), "files"},
+		{"a width of 0", filesRec("", withFile(`"width":0`)), "files"},
+		{"a height of 65536", filesRec("", withFile(`"height":65536`)), "files"},
+		{"a negative duration", filesRec("", withFile(`"duration":-1`)), "files"},
+		{"a duration past a day", filesRec("", withFile(`"duration":86400001`)), "files"},
+		{"a placeholder with padding", filesRec("", withFile(`"thumb":"AAAA="`)), "files"},
+		{"an empty placeholder", filesRec("", withFile(`"thumb":""`)), "files"},
+		{"a placeholder of 4097 characters", filesRec("", withFile(`"thumb":"`+strings.Repeat("A", 4097)+`"`)), "files"},
+		{"a placeholder that is a number", filesRec("", withFile(`"thumb":5`)), "files"},
 		{"an edit without a target", `{"type":"edit","text":"hi"}`, "target"},
 		{"an edit to an empty text", `{"type":"edit","target":"` + id1 + `","text":""}`, "text"},
 		{"a deletion whose target is not a string", `{"type":"delete","target":1}`, "target"},
@@ -476,7 +590,7 @@ func TestReadRecordJSON(t *testing.T) {
 }
 
 // recordReasons are the reasons records.js gives.
-var recordReasons = map[string]bool{NotARecord: true, "text": true, "replyTo": true, "target": true, "emoji": true, "on": true, "status": true, "ids": true, "chat or upTo": true, "base": true}
+var recordReasons = map[string]bool{NotARecord: true, "text": true, "replyTo": true, "target": true, "emoji": true, "on": true, "status": true, "ids": true, "chat or upTo": true, "base": true, "files": true}
 
 // FuzzParseRecord: no input crashes the parser, every refusal is one of
 // its errors, every record it returns is written and read back the same,
@@ -559,13 +673,14 @@ func sameAsEncodingJSON(t *testing.T, b []byte) {
 		t.Fatalf("%q: %d members, encoding/json has %d", b, len(m), len(want))
 	}
 	for name, v := range m {
-		if !sameValue(v, want[name], true) {
+		if !sameValue(v, want[name], 2) {
 			t.Fatalf("%q: member %q is %+v, encoding/json reads %#v", b, name, v, want[name])
 		}
 	}
 }
 
-func sameValue(v jsonValue, w any, inner bool) bool {
+func sameValue(v jsonValue, w any, levels int) bool {
+	inner := levels > 0
 	switch w := w.(type) {
 	case string:
 		return v.kind == jsonString && v.str == w
@@ -586,7 +701,7 @@ func sameValue(v jsonValue, w any, inner bool) bool {
 			return false
 		}
 		for name, m := range v.members {
-			if wm, ok := w[name]; !ok || !sameValue(m, wm, false) {
+			if wm, ok := w[name]; !ok || !sameValue(m, wm, levels-1) {
 				return false
 			}
 		}
@@ -602,7 +717,7 @@ func sameValue(v jsonValue, w any, inner bool) bool {
 			return false
 		}
 		for i := range w {
-			if !sameValue(v.elems[i], w[i], false) {
+			if !sameValue(v.elems[i], w[i], levels-1) {
 				return false
 			}
 		}
