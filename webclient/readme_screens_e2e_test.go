@@ -2,12 +2,18 @@ package webclient_test
 
 import (
 	"context"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // TestReadmeScreens takes the pictures at the top of README.md: the chat
@@ -22,11 +28,17 @@ func TestReadmeScreens(t *testing.T) {
 	carol.openChat("alice")
 	carol.send("Are we still on for Saturday?")
 	bob.openChat("alice")
+	published(t, r, alice)
+	bob.do(chromedp.SetUploadFiles(chromedp.ID("attach-input"), []string{lakePhoto(t)}))
+	bob.waitFor("the photo ready in the tray", `document.querySelectorAll('#attach-tray .tray-item').length === 1 && document.querySelector('#attach-tray .tray-size').textContent !== 'preparing…'`)
+	bob.do(chromedp.SendKeys(chromedp.ID("composer"), "The lake at sunset"+kb.Enter))
+	bob.waitFor("the photo sent", `document.querySelector('#messages .msg.out[data-status="sent"] .files')`)
 	bob.send("Hi Alice! Did the photos from the trip arrive?")
 	alice.waitFor("bob's message", unreadIs("bob", 1))
 	alice.do(chromedp.Click(chromedp.ID("recovery-later")))
 	alice.openChat("bob")
 	alice.waitMessage("Hi Alice! Did the photos from the trip arrive?")
+	alice.waitFor("the photo", photoShown)
 	alice.send("They did, thank you! The one at the lake is my favourite.")
 	bob.waitMessage("They did, thank you! The one at the lake is my favourite.")
 	bob.send("Mine too. Shall I print a copy for you?")
@@ -39,6 +51,7 @@ func TestReadmeScreens(t *testing.T) {
 	alice.waitFor("the chat list", `document.getElementById('chat-list') && !document.getElementById('messages')`)
 	alice.openChat("bob")
 	alice.waitMessage("Yes please!")
+	alice.waitFor("the photo", photoShown)
 	eval[chromedp.Void](alice, `document.activeElement.blur()`)
 	eval[chromedp.Void](bob, `document.activeElement.blur()`)
 
@@ -52,6 +65,11 @@ func TestReadmeScreens(t *testing.T) {
 	}
 	for _, s := range shots {
 		s.tb.do(chromedp.EmulateViewport(s.w, s.h))
+		// The chat from its start, the photo whole, once the resize was
+		// laid out (the chat keeps its place through a resize).
+		s.tb.waitFor("the new width", fmt.Sprintf(`innerWidth === %d`, s.w))
+		eval[chromedp.Void](s.tb, `new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))).then(() => { document.getElementById('messages').scrollTop = 0; })`)
+		s.tb.waitFor("the chat at its start", `new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => ok(document.getElementById('messages').scrollTop === 0))))`)
 		if bad := eval[[]string](s.tb, overflowJS); len(bad) > 0 {
 			t.Fatalf("%s: %v", s.name, bad)
 		}
@@ -72,6 +90,42 @@ func TestReadmeScreens(t *testing.T) {
 			}
 		}
 	}
+}
+
+// lakePhoto writes a 1200×800 JPEG of a lake under hills at sunset, drawn
+// here, for the README's pictures, and returns its path.
+func lakePhoto(t *testing.T) string {
+	t.Helper()
+	const w, h = 1200, 800
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			fx, fy := float64(x)/w, float64(y)/h
+			hill := 0.55 - 0.12*math.Sin(fx*5.5+0.6) - 0.06*math.Sin(fx*13)
+			var c color.RGBA
+			switch {
+			case fy < hill: // the sky, orange low down, blue high up
+				k := fy / hill
+				c = color.RGBA{uint8(70 + 180*k), uint8(110 + 60*k), uint8(190 - 90*k), 255}
+			case fy < 0.68: // the hills
+				c = color.RGBA{uint8(40 + 30*fx), uint8(70 + 20*fx), 60, 255}
+			default: // the lake, the sky again below
+				k := (fy - 0.68) / 0.32
+				c = color.RGBA{uint8(200 - 130*k), uint8(150 - 40*k), uint8(120 + 70*k), 255}
+			}
+			img.Set(x, y, c)
+		}
+	}
+	p := filepath.Join(t.TempDir(), "lake.jpg")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := jpeg.Encode(f, img, &jpeg.Options{Quality: 85}); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // viewportPNG is a screenshot of the viewport as it is.

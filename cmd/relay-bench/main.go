@@ -30,6 +30,10 @@
 //	          WAL and table bytes per message with the body per copy and,
 //	          simulated, once per envelope (ADR 0076), and with --ntfy,
 //	          ntfy with a topic per group in alternate rounds
+//	attachments  upload and download of 1 MiB (4 at once) and 50 MiB
+//	          attachments, MiB/s; reference: a sequential write of 128 MiB
+//	          with fsync beside PostgreSQL's data, measured in the same
+//	          run; and the relay's memory growth during the 50 MiB ones
 //	replay    10,000 queued envelopes for one device: connect to ready
 //	ack       three phases of streaming ingest with ACKs: rows deleted per
 //	          second and the queue table's size after each phase
@@ -133,7 +137,7 @@ func main() {
 	flag.StringVar(&o.adminURL, "database-url", os.Getenv("RELAY_BENCH_DATABASE_URL"), "admin URL of a PostgreSQL server; default the project's private cluster")
 	flag.StringVar(&o.out, "json", ".artifacts/bench.json", "where to write the results as JSON")
 	flag.StringVar(&o.pgbench, "pgbench", "", "pgbench binary; default the one beside the PostgreSQL server binaries")
-	scenarios := flag.String("scenarios", "ingest,latency,clientlike,groups,replay,ack,idle", "which scenarios to run, comma-separated")
+	scenarios := flag.String("scenarios", "ingest,latency,clientlike,groups,attachments,replay,ack,idle", "which scenarios to run, comma-separated")
 	flag.StringVar(&o.ntfy, "ntfy", "", "an ntfy binary to run the client-like and groups scenarios against, in alternate rounds; without it the ntfy lines are left out")
 	flag.DurationVar(&o.ackInterval, "ack-interval", clientAckInterval, "the client-like devices' ACK interval; the web client's by default, 0 to ACK every delivery at once (the client before ADR 0074)")
 	flag.IntVar(&o.instances, "instances", 1, "relay processes on the same database for the client-like scenario, publishers and streams spread over them")
@@ -278,6 +282,13 @@ func run(o options) error {
 		}
 		add(gr...)
 	}
+	if o.only["attachments"] {
+		at, err := b.attachmentsScenario()
+		if err != nil {
+			return err
+		}
+		add(at...)
+	}
 	if o.only["replay"] {
 		rep, err := b.replay(10000)
 		if err != nil {
@@ -371,7 +382,7 @@ type instance struct {
 // until it says where it listens.
 func (b *bench) startInstance() (*instance, error) {
 	args := []string{"--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--rate", "1000000000", "--receipt-rate", "1000000000",
-		"--group-rate", "1000000000", "--fanout-rate", "1000000000",
+		"--group-rate", "1000000000", "--fanout-rate", "1000000000", "--attachment-rate", "1000000000",
 		"--auth-rate", "1000000000", "--auth-rate-user", "1000000000", "--max-devices", "1000000", "--log-level", "error"}
 	if b.o.profile && b.cmd == nil {
 		args = append(args, "--debug-listen", "127.0.0.1:6061")

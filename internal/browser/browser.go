@@ -74,6 +74,10 @@ func Start(path, dir string) (*Profile, error) {
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
+		// A fake microphone and camera, granted without asking: voice
+		// messages are recorded from a test tone.
+		chromedp.Flag("use-fake-device-for-media-stream", true),
+		chromedp.Flag("use-fake-ui-for-media-stream", true),
 		chromedp.WindowSize(1100, 800),
 	}
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)

@@ -33,34 +33,63 @@ export function onDeviceForbidden(fn) {
   deviceForbidden = fn;
 }
 
-async function call(method, path, body, keepalive = false) {
+// request makes one call and returns its answer when it is a success; a
+// refusal throws an ApiError with the relay's code and what came with it.
+// opts: json (a body to send as JSON), raw (bytes to send as they are),
+// headers, signal, keepalive.
+async function request(method, path, opts = {}) {
   /** @type {Record<string, string>} */
-  const headers = {};
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const headers = { ...(opts.headers || {}) };
+  let body;
+  if (opts.json !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    body = JSON.stringify(opts.json);
+  } else if (opts.raw !== undefined) {
+    headers['Content-Type'] = 'application/octet-stream';
+    body = opts.raw;
+  }
   if (deviceId) headers['X-Device'] = deviceId;
   let resp;
   try {
-    resp = await fetch(path, {
-      method, headers, credentials: 'same-origin', cache: 'no-store', keepalive,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    resp = await fetch(path, { method, headers, credentials: 'same-origin', cache: 'no-store', keepalive: !!opts.keepalive, body, signal: opts.signal });
   } catch (e) {
+    if (e && e.name === 'AbortError') throw e;
     throw new ApiError(0, 'network', 'The relay could not be reached. Check your connection.');
   }
-  if (resp.status === 204) return null;
+  if (resp.ok) return resp;
   let data = null;
   try { data = await resp.json(); } catch { /* not JSON */ }
-  if (!resp.ok) {
-    const extra = {};
-    if (resp.headers.get('Retry-After')) extra.retryAfter = Number(resp.headers.get('Retry-After'));
-    if (data && data.serverTime) extra.serverTime = data.serverTime;
-    if (data && data.currentEpoch !== undefined) extra.currentEpoch = data.currentEpoch;
-    const code = (data && data.error) || 'http_error';
-    if (code === 'device_forbidden' && headers['X-Device']) deviceForbidden();
-    throw new ApiError(resp.status, code, (data && data.message) || resp.statusText, extra);
+  const extra = {};
+  if (resp.headers.get('Retry-After')) extra.retryAfter = Number(resp.headers.get('Retry-After'));
+  for (const k of ['serverTime', 'currentEpoch', 'missing', 'used', 'quota', 'username']) {
+    if (data && data[k] !== undefined) extra[k] = data[k];
   }
-  return data;
+  const code = (data && data.error) || 'http_error';
+  if (code === 'device_forbidden' && headers['X-Device']) deviceForbidden();
+  throw new ApiError(resp.status, code, (data && data.message) || resp.statusText, extra);
 }
+
+async function call(method, path, body, keepalive = false) {
+  const resp = await request(method, path, { json: body, keepalive });
+  if (resp.status === 204) return null;
+  try {
+    return await resp.json();
+  } catch {
+    return null;
+  }
+}
+
+// Attachments (docs/protocol.md, "Attachments"): an upload in parts,
+// what it holds, its finish with the accounts it goes to, a download
+// (whole, or from byte `from` on), its deletion.
+export const startAttachment = (size) => call('POST', '/api/attachments', { size });
+export const attachmentParts = (id) => call('GET', '/api/attachments/' + id + '/parts');
+export const putAttachmentPart = (id, n, bytes, signal) => request('PUT', '/api/attachments/' + id + '/parts/' + n, { raw: bytes, signal });
+export const finishAttachment = (id, to) => call('POST', '/api/attachments/' + id + '/finish', { to });
+export const deleteAttachment = (id) => call('DELETE', '/api/attachments/' + id);
+export const attachmentReceived = (id) => call('POST', '/api/attachments/' + id + '/received');
+export const downloadAttachment = (id, from, signal) =>
+  request('GET', '/api/attachments/' + id, { headers: from > 0 ? { Range: 'bytes=' + from + '-' } : {}, signal });
 
 export const register = (username, password, publicKey) => call('POST', '/api/accounts', { username, password, publicKey });
 export const login = (username, password) => call('POST', '/api/sessions', { username, password });

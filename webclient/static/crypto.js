@@ -40,7 +40,7 @@ export function b64url(bytes) {
   return b64encode(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-function unb64url(s) {
+export function unb64url(s) {
   s = s.replace(/-/g, '+').replace(/_/g, '/');
   while (s.length % 4) s += '=';
   return b64decode(s);

@@ -13,6 +13,8 @@ import * as mlschat from './mlschat.js';
 import { isGroup } from './groupmeta.js';
 import { ulid, ulidTime } from './ulid.js';
 import { connection } from './stream.js';
+import * as transfer from './transfer.js';
+import { newKey } from './attachcrypto.js';
 
 // REUSE_WINDOW: an id never sent is renewed before its first attempt when
 // its time is further than this from the device clock, behind or ahead:
@@ -60,6 +62,45 @@ export async function sendText(chat, text, replyTo = null) {
   changed(chat);
   kick();
   return m.id;
+}
+
+/**
+ * sendFiles records a message of attachments as pending, with its
+ * caption text ('' for none), and hands it to the stream owner, which
+ * uploads them, then sends the message (attempt). Each file is
+ * {blob, name, type, kind, width?, height?, duration?, thumb?}, as
+ * attach.js prepared it; its bytes are kept on this device with a fresh
+ * key, so that the upload resumes after a reload.
+ * @param {string} chat
+ * @param {string} text
+ * @param {string | null} replyTo
+ * @param {any[]} files
+ */
+export async function sendFiles(chat, text, replyTo, files) {
+  const now = Date.now();
+  const id = ulid(now);
+  const entries = [];
+  for (const f of files) {
+    const ref = ulid();
+    await store.putFile(ref, id, chat, f.blob);
+    entries.push({
+      ref, key: c.b64url(newKey()), size: f.blob.size, type: f.type, name: f.name, kind: f.kind,
+      width: f.width || null, height: f.height || null, duration: f.duration ?? null, thumb: f.thumb || null, got: true, confirmed: true,
+    });
+  }
+  const m = { id, chat, from: account.me(), to: chat, dir: 'out', text, replyTo, files: entries, ts: now, sort: Infinity, status: 'pending', tries: 0 };
+  await store.putOutgoing(m);
+  changed(chat);
+  kick();
+  return m.id;
+}
+
+// finishList names the accounts a chat's attachments go to: the relay
+// deletes one once their devices (and this account's others) fetched it.
+async function finishList(chat) {
+  const me = account.me();
+  if (!isGroup(chat)) return chat === me ? [] : [chat];
+  return ((await mlschat.groupAccounts(chat)) || []).filter((u) => u !== me);
 }
 
 // sendRecord puts a record (edit, delete, reaction) in the chat's outbox,
@@ -227,6 +268,14 @@ async function fail(m, error) {
 // "Records"): the type first.
 function recordOf(m) {
   if (m.kind) return { type: m.kind, ...m.rec };
+  if (m.files) {
+    const files = m.files.map((f) => {
+      const out = { id: f.id, key: f.key, digest: f.digest, size: f.size, type: f.type, name: f.name, kind: f.kind };
+      for (const k of ['width', 'height', 'duration', 'thumb']) if (f[k] !== null && f[k] !== undefined) out[k] = f[k];
+      return out;
+    });
+    return { type: 'files', ...(m.text ? { text: m.text } : {}), ...(m.replyTo ? { replyTo: m.replyTo } : {}), files };
+  }
   return m.replyTo ? { type: 'text', text: m.text, replyTo: m.replyTo } : { type: 'text', text: m.text };
 }
 
@@ -265,6 +314,24 @@ async function attempt(m, freshOnly = false) {
       changed(m.chat);
     }
     return false;
+  }
+  // Its attachments go first, or go on from where they stopped; a message
+  // cancelled meanwhile is done.
+  if (m.files && m.files.some((f) => !f.digest) && m.bodyFor !== m.id) {
+    try {
+      const up = await transfer.upload(m, await finishList(m.chat));
+      if (!up) return true;
+      m = { ...m, files: up.files };
+    } catch (e) {
+      // The upload wrote what the relay holds (its ids) to the row.
+      m = (await store.getMessage(m.id)) || m;
+      if (!(e instanceof api.ApiError)) return fail(m, { code: 'internal', text: 'Not sent: ' + e.message });
+      if (e.code === 'attachment_too_large') return fail(m, { code: e.code, text: 'Not sent: a file is larger than this relay takes. Send a smaller one.' });
+      if (e.code === 'attachment_quota_exceeded') {
+        return fail(m, { code: e.code, text: 'Not sent: your account holds as many files at the relay as it may for now. They go once delivered; retry later.' });
+      }
+      return waitOrFail(m, e);
+    }
   }
   // The first attempt places the message at its time, kept through
   // retries and renewals until the 202 brings the relay's (ADR 0010).
@@ -317,10 +384,13 @@ async function attempt(m, freshOnly = false) {
     changed(m.chat);
     const res = await sendTo(m);
     if (Array.isArray(res.deleted) && res.deleted.length) onDeleted(m.chat, res.deleted);
+    // A message deleted for everyone takes its attachments from the relay.
+    const gone = m.kind === 'delete' ? await store.getMessage(m.rec.target) : null;
     if (m.kind) await store.recordSent(m, res.ts, account.me());
     else await store.markSent(m, res.ts);
     changed(m.chat);
     lane(m.chat).backoff = FIRST_BACKOFF;
+    if (gone && gone.from === account.me()) transfer.forget(gone);
     return true;
   } catch (e) {
     if (e && e.code === 'not_member') {
@@ -347,15 +417,6 @@ async function attempt(m, freshOnly = false) {
       const how = off > 0 ? 'ahead of' : 'behind';
       return fail(m, { code: 'clock_skew', text: `Not sent: this device's clock is ${humanDuration(off)} ${how} the relay's. Set the correct time, then retry.` });
     }
-    if (e.code === 'rate_limited') {
-      // A wait, not a failure: the chat's next pass sends it by itself
-      // when Retry-After has passed, and the ones after it in order.
-      const secs = e.retryAfter > 0 ? e.retryAfter : 60;
-      await store.markWaiting(m, { code: 'rate_limited', until: Date.now() + secs * 1000, text: 'Waiting to send: too many messages in a short time. It will be sent by itself.' });
-      changed(m.chat);
-      later(m.chat, secs * 1000);
-      return false;
-    }
     if (e.code === 'account_deleted' && isGroup(m.chat)) {
       return fail(m, { code: 'account_deleted', text: 'Not sent: every other member of this group deleted their account.' });
     }
@@ -367,14 +428,30 @@ async function attempt(m, freshOnly = false) {
     if (e.code === 'unknown_recipient') {
       return fail(m, { code: 'unknown_recipient', text: `Not sent: there is no account named ${m.chat}.` });
     }
-    if (api.transient(e)) {
-      await store.markWaiting(m, { code: 'network', text: 'Not sent yet: the relay cannot be reached. It will be retried.' });
-      changed(m.chat);
-      const l = lane(m.chat);
-      later(m.chat, l.backoff);
-      l.backoff = Math.min(l.backoff * 2, MAX_BACKOFF);
-      return false;
-    }
-    return fail(m, { code: e.code, text: 'Not sent: ' + e.message });
+    return waitOrFail(m, e);
   }
+}
+
+// waitOrFail handles a refusal that is not one of a message's own: the
+// rate limit and a relay that cannot be reached are waits, the chat's next
+// pass sends it by itself; anything else fails, with Retry.
+async function waitOrFail(m, e) {
+  if (e.code === 'rate_limited') {
+    // A wait, not a failure: the chat's next pass sends it by itself
+    // when Retry-After has passed, and the ones after it in order.
+    const secs = e.retryAfter > 0 ? e.retryAfter : 60;
+    await store.markWaiting(m, { code: 'rate_limited', until: Date.now() + secs * 1000, text: 'Waiting to send: too many messages in a short time. It will be sent by itself.' });
+    changed(m.chat);
+    later(m.chat, secs * 1000);
+    return false;
+  }
+  if (api.transient(e)) {
+    await store.markWaiting(m, { code: 'network', text: 'Not sent yet: the relay cannot be reached. It will be retried.' });
+    changed(m.chat);
+    const l = lane(m.chat);
+    later(m.chat, l.backoff);
+    l.backoff = Math.min(l.backoff * 2, MAX_BACKOFF);
+    return false;
+  }
+  return fail(m, { code: e.code, text: 'Not sent: ' + e.message });
 }

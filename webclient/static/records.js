@@ -16,7 +16,26 @@ export const MAX_DEPTH = 32;
 
 // The types this client knows. A record of any other type is kept as it
 // is and read again by a newer client.
-export const KNOWN = ['text', 'edit', 'delete', 'reaction', 'receipt', 'read', 'leave'];
+export const KNOWN = ['text', 'files', 'edit', 'delete', 'reaction', 'receipt', 'read', 'leave'];
+
+// The limits of a files record (docs/crypto.md, "Records"): files in one
+// message, characters of a file name and of a type, characters of a
+// placeholder in base64, and the largest width, height and duration.
+export const MAX_FILES = 10;
+export const MAX_NAME = 255;
+export const MAX_TYPE = 100;
+export const MAX_THUMB = 4096;
+export const MAX_SIDE = 65535;
+export const MAX_DURATION = 86400000;
+export const FILE_KINDS = ['photo', 'voice', 'file'];
+
+// An attachment id of the relay: 16 bytes in unpadded base64url. A key
+// and a digest: 32 bytes so. A placeholder: base64url of a small JPEG.
+const ATTACHMENT_ID = /^[A-Za-z0-9_-]{21}[AQgw]$/;
+const BYTES32 = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
+const B64URL = /^[A-Za-z0-9_-]+$/;
+// A media type without parameters, as RFC 6838 names them, lower case.
+const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/;
 
 const ID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 // C0 and C1 control characters, and DEL.
@@ -48,6 +67,31 @@ function tooDeep(v) {
   return false;
 }
 
+function isCount(v, min, max) {
+  return Number.isSafeInteger(v) && v >= min && v <= max;
+}
+
+// parseFile checks one entry of a files record's files and returns it
+// with only its fields, the optional ones null when not given; null when
+// any is wrong.
+function parseFile(f) {
+  if (!f || typeof f !== 'object' || Array.isArray(f)) return null;
+  if (typeof f.id !== 'string' || !ATTACHMENT_ID.test(f.id)) return null;
+  if (typeof f.key !== 'string' || !BYTES32.test(f.key)) return null;
+  if (typeof f.digest !== 'string' || !BYTES32.test(f.digest)) return null;
+  if (!isCount(f.size, 1, Number.MAX_SAFE_INTEGER)) return null;
+  if (typeof f.type !== 'string' || f.type.length > MAX_TYPE || !MEDIA_TYPE.test(f.type)) return null;
+  if (typeof f.name !== 'string' || f.name.length < 1 || f.name.length > MAX_NAME || CONTROL.test(f.name)) return null;
+  if (!FILE_KINDS.includes(f.kind)) return null;
+  const opt = (v, ok) => (v === undefined || v === null ? null : ok(v) ? v : undefined);
+  const width = opt(f.width, (v) => isCount(v, 1, MAX_SIDE));
+  const height = opt(f.height, (v) => isCount(v, 1, MAX_SIDE));
+  const duration = opt(f.duration, (v) => isCount(v, 0, MAX_DURATION));
+  const thumb = opt(f.thumb, (v) => typeof v === 'string' && v.length <= MAX_THUMB && B64URL.test(v));
+  if (width === undefined || height === undefined || duration === undefined || thumb === undefined) return null;
+  return { id: f.id, key: f.key, digest: f.digest, size: f.size, type: f.type, name: f.name, kind: f.kind, width, height, duration, thumb };
+}
+
 function invalid(reason) {
   return { type: 'invalid', reason };
 }
@@ -67,6 +111,16 @@ export function parseRecord(r) {
       if (!isText(r.text)) return invalid('text');
       if (r.replyTo !== undefined && r.replyTo !== null && !isId(r.replyTo)) return invalid('replyTo');
       return { type: 'text', text: r.text, replyTo: r.replyTo || null };
+    case 'files': {
+      // A message of attachments: text, its caption, may be left out.
+      const text = r.text === undefined || r.text === null ? null : r.text;
+      if (text !== null && !isText(text)) return invalid('text');
+      if (r.replyTo !== undefined && r.replyTo !== null && !isId(r.replyTo)) return invalid('replyTo');
+      if (!Array.isArray(r.files) || r.files.length < 1 || r.files.length > MAX_FILES) return invalid('files');
+      const files = r.files.map(parseFile);
+      if (files.some((f) => !f) || new Set(files.map((f) => f.id)).size !== files.length) return invalid('files');
+      return { type: 'files', text, replyTo: r.replyTo || null, files };
+    }
     case 'edit':
       if (!isId(r.target)) return invalid('target');
       if (!isText(r.text)) return invalid('text');
@@ -143,6 +197,7 @@ export function apply(target, rec, ctx) {
       target.text = null;
       target.reactions = {};
       target.replyTo = null;
+      if (target.files) target.files = null;
       return 'applied';
     case 'reaction': {
       if (target.deleted) return 'deleted';
@@ -177,6 +232,16 @@ export function apply(target, rec, ctx) {
   }
 }
 
+// filesLabel is what a message of attachments says in a preview or a
+// quote when it has no caption: "Photo", "Voice message", a file's name,
+// or how many files.
+export function filesLabel(files) {
+  if (!files || !files.length) return '';
+  if (files.length > 1) return files.every((f) => f.kind === 'photo') ? `${files.length} photos` : `${files.length} files`;
+  const f = files[0];
+  return f.kind === 'photo' ? 'Photo' : f.kind === 'voice' ? 'Voice message' : f.name;
+}
+
 // reactionsOf lists a message's reactions that are there, by emoji in the
 // order first seen: [{emoji, by: [usernames]}].
 export function reactionsOf(m) {
@@ -200,6 +265,11 @@ export function interpret(record, base, self) {
   switch (r.type) {
     case 'text':
       return { kind: 'message', msg: { ...base, text: r.text, replyTo: r.replyTo } };
+    case 'files':
+      // The caption is the message's text, '' for none, so that an edit
+      // gives it one; each file keeps its ref, where its bytes are kept
+      // on this device once downloaded (storefiles.js).
+      return { kind: 'message', msg: { ...base, text: r.text || '', replyTo: r.replyTo, files: r.files.map((f) => ({ ...f, ref: f.id })) } };
     case 'read':
       return self ? { kind: 'read', chat: r.chat, upTo: r.upTo, sort: r.sort, v: r.v, base: r.base, ids: r.ids } : { kind: 'skip' };
     case 'edit':

@@ -13,6 +13,7 @@ import { splitView, chatListData, renderListPane, avatar } from './screen-chats.
 import { groupPanel } from './screen-group.js';
 import * as groupchat from './groupchat.js';
 import { composerParts, composeMode, lastOwnOf, renderComposer } from './screen-composer.js';
+import { acceptDrops } from './screen-attach.js';
 
 // nearBottom: the newest messages are in view, so new ones keep them in
 // view; scrolled further up, they wait behind the "New messages" button.
@@ -374,7 +375,7 @@ function buildChat(pane, { username, ch, msgs, shown, rows, warning, me, group }
     if (ui.chat && ui.chat.list === list) renderJump();
   });
   const warningSlot = el('div', { class: 'warning-slot' }, ...warning);
-  const { text, sendBtn, modeBar, note, limit } = composerParts(username);
+  const { text, sendBtn, modeBar, note, limit, att, attachNote } = composerParts(username);
   const info = el('section', { id: 'chat-info', class: 'chat-info', hidden: true, 'aria-labelledby': 'chat-info-title' });
   const infoBtn = el('button', {
     type: 'button', id: 'safety-btn', class: 'info-btn', 'aria-controls': 'chat-info', 'aria-expanded': 'false',
@@ -390,14 +391,15 @@ function buildChat(pane, { username, ch, msgs, shown, rows, warning, me, group }
       title,
       badge, infoBtn),
     info, warningSlot, el('p', { id: 'chat-error', class: 'error', role: 'alert' }),
-    el('div', { class: 'messages-wrap' }, list, jump), note, limit, modeBar,
-    el('div', { class: 'composer' }, text, sendBtn),
+    el('div', { class: 'messages-wrap' }, list, jump), note, limit, attachNote, modeBar, att.tray, att.recBar,
+    el('div', { class: 'composer' }, att.attachBtn, text, att.micBtn, sendBtn, att.input),
     el('p', { id: 'composer-hint', class: 'sr-only' }, 'Enter sends, Shift+Enter makes a new line, the up arrow in an empty composer edits your last message.'),
     el('p', { id: 'messages-hint', class: 'sr-only' }, 'The up and down arrows move between messages, Home and End to the first and the last; Tab goes to the buttons of the message. Enter opens its actions, the arrows move between them and Escape closes them.'));
+  acceptDrops(section, text, att.add);
   pane.replaceChildren(section);
   if (ui.chat) ui.chat.seen.stop();
   const seen = watchSeen(list, (ids) => sync.markSeen(username, ids));
-  ui.chat = { username, list, seen, warning: warningSlot, text, sendBtn, note, info, infoBtn, badge, jump, modeBar, title, group, removed: group ? (group.removed ? 'removed' : group.leaving ? 'left' : null) : null, mode: null, lastOwn: lastOwnOf(shown, me), sending: false, code: null, infoSig: infoSig(ch, group) };
+  ui.chat = { username, list, seen, warning: warningSlot, text, sendBtn, att, note, info, infoBtn, badge, jump, modeBar, title, group, removed: group ? (group.removed ? 'removed' : group.leaving ? 'left' : null) : null, mode: null, lastOwn: lastOwnOf(shown, me), sending: false, code: null, infoSig: infoSig(ch, group) };
   placeMsgStop(list);
   keepPlaceOnResize(list);
   infoPanel(username, ch);

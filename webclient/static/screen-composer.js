@@ -3,7 +3,8 @@
 // reply or an edit; and what it says when it is off or a message is full.
 
 import * as sync from './sync.js';
-import { MAX_TEXT } from './records.js';
+import { MAX_TEXT, filesLabel } from './records.js';
+import { attachParts } from './screen-attach.js';
 import { el } from './dom.js';
 import { ui, view, revoked, chatName } from './ui.js';
 import { chatNotice } from './screen-messages.js';
@@ -17,6 +18,10 @@ export function renderComposer() {
   const off = revoked() || gone || removed;
   ui.chat.text.disabled = off;
   ui.chat.sendBtn.disabled = off;
+  if (ui.chat.att) {
+    ui.chat.att.attachBtn.disabled = off;
+    ui.chat.att.micBtn.disabled = off;
+  }
   ui.chat.note.hidden = !off;
   ui.chat.note.textContent = revoked() ? 'This browser was removed from your account, so it can no longer send or receive messages. To use it again, log out, then log in: it is added as a new device.'
     : gone ? `This account was deleted. ${ui.chat.username} can no longer receive messages; what you already have stays here.`
@@ -72,7 +77,8 @@ export function composeMode(mode) {
       ui.chat.text.focus();
     },
   }, '✕');
-  const snippet = mode.m.text.length > 90 ? mode.m.text.slice(0, 90) + '…' : mode.m.text;
+  const words = mode.m.text || filesLabel(mode.m.files);
+  const snippet = words.length > 90 ? words.slice(0, 90) + '…' : words;
   modeBar.replaceChildren(el('span', { class: 'mode-text' },
     el('strong', {}, mode.kind === 'edit' ? 'Editing your message' : `Replying to ${mode.m.dir === 'out' ? 'yourself' : mode.m.from}`), ' ', el('span', { class: 'muted' }, snippet)), cancel);
   modeBar.hidden = false;
@@ -81,7 +87,9 @@ export function composeMode(mode) {
 }
 
 // composerParts builds the composer of the chat with username: the text
-// area, Send, the bar of the reply or edit mode and the notes under it.
+// area, Send, the bar of the reply or edit mode, the notes under it, and
+// its attachments (screen-attach.js): with files in the tray, Send sends
+// them with the text as their caption.
 export function composerParts(username) {
   const text = el('textarea', { id: 'composer', 'data-chat': username, 'aria-label': `Message to ${chatName(username)}`, placeholder: 'Write a message', rows: 1, maxlength: MAX_TEXT, enterkeyhint: 'send', 'aria-describedby': 'composer-hint composer-note composer-limit' });
   const sendIt = async () => {
@@ -101,12 +109,24 @@ export function composerParts(username) {
       text.focus();
       return;
     }
+    const replyTo = mode && mode.kind === 'reply' ? mode.m.id : null;
+    if (att.has()) {
+      text.value = '';
+      limit.hidden = true;
+      composeMode(null);
+      const files = await att.take();
+      if (ui.chat) ui.chat.sending = true;
+      if (files.length) await sync.sendFiles(username, t, replyTo, files);
+      else if (t) await sync.sendText(username, t, replyTo);
+      text.focus();
+      return;
+    }
     if (!t) return;
     text.value = '';
     limit.hidden = true;
     composeMode(null);
     if (ui.chat) ui.chat.sending = true;
-    await sync.sendText(username, t, mode && mode.kind === 'reply' ? mode.m.id : null);
+    await sync.sendText(username, t, replyTo);
     text.focus();
   };
   // Enter sends and Shift+Enter makes a new line, whatever the input
@@ -152,5 +172,13 @@ export function composerParts(username) {
   const note = el('p', { id: 'composer-note', class: 'warning', role: 'status', hidden: true });
   const limit = el('p', { id: 'composer-limit', class: 'warning', role: 'status', hidden: true });
   watchLength(text, limit);
-  return { text, sendBtn, modeBar, note, limit };
+  const attachNote = el('p', { id: 'attach-note', class: 'warning', role: 'status', hidden: true });
+  const att = attachParts((words) => {
+    attachNote.textContent = words || '';
+    attachNote.hidden = !words;
+  }, async (file) => {
+    if (ui.chat) ui.chat.sending = true;
+    await sync.sendFiles(username, '', null, [file]);
+  });
+  return { text, sendBtn, modeBar, note, limit, att, attachNote };
 }

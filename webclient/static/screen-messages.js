@@ -3,7 +3,8 @@
 // dialogs they ask in.
 
 import * as sync from './sync.js';
-import { reactionsOf } from './records.js';
+import { reactionsOf, filesLabel } from './records.js';
+import { filesNode, filesSig, placeholderURL } from './screen-files.js';
 import { linkified } from './links.js';
 import * as time from './time.js';
 import { el, ask } from './dom.js';
@@ -17,6 +18,7 @@ export function bodyText(m) {
   if (m.waiting) return `Waiting to decrypt… This message will appear when ${m.chat}'s key can be fetched from the relay.`;
   if (m.downgrade) return 'Refused: this message came without the chat\u2019s forward-secret encryption, which the sender\u2019s device already uses. Someone who holds the account key may have forged it.';
   if (m.undecryptable) return 'Could not decrypt this message.';
+  if (m.files && m.files.length) return m.text ? `${filesLabel(m.files)}: ${m.text}` : filesLabel(m.files);
   return m.text;
 }
 
@@ -74,7 +76,9 @@ function quoteOf(id, byId) {
   if (!q || q.hidden) return { gone: true, text: 'The quoted message is not on this device.' };
   if (q.deleted) return { gone: true, text: 'The quoted message was deleted.' };
   if (q.waiting || q.undecryptable || q.unknown) return { gone: true, text: 'The quoted message cannot be shown.' };
-  return { who: q.dir === 'out' ? 'You' : q.from, text: q.text.length > 90 ? q.text.slice(0, 90) + '…' : q.text };
+  const text = q.text || filesLabel(q.files);
+  const photo = q.files && q.files.find((f) => f.kind === 'photo' && f.thumb);
+  return { who: q.dir === 'out' ? 'You' : q.from, text: text.length > 90 ? text.slice(0, 90) + '…' : text, thumb: photo ? photo.thumb : null };
 }
 
 // tickOf is the state an outgoing message shows: sending, sent (the relay
@@ -164,11 +168,14 @@ function messageNode(m, ctx) {
     node.append(q.gone
       ? el('span', { class: 'quote gone' }, q.text)
       : el('button', { type: 'button', class: 'quote', 'data-target': m.replyTo, 'aria-label': `Quoted message from ${q.who}: ${q.text}. Show it`, onclick: () => showQuoted(m.replyTo) },
+        q.thumb ? el('img', { class: 'quote-thumb', alt: '', src: placeholderURL(q.thumb) }) : null,
         el('span', { class: 'quote-who' }, q.who), ' ', el('span', { class: 'quote-text' }, q.text)));
   }
+  if (m.files && !m.deleted) node.append(filesNode(m));
   // Only what the person wrote gets links, never the client's own words.
   const written = !m.deleted && !m.unknown && !m.waiting && !m.undecryptable;
-  node.append(el('span', { class: 'text' }, ...(written ? linkified(m.text) : [m.deleted ? 'This message was deleted' : bodyText(m)])));
+  // A message of files without a caption has an empty text, hidden.
+  node.append(el('span', { class: 'text', hidden: written && !!m.files && !m.text }, ...(written ? linkified(m.text) : [m.deleted ? 'This message was deleted' : bodyText(m)])));
   const edited = !m.deleted && (m.edited || m.pending.some((r) => r.kind === 'edit'));
   node.append(el('span', { class: 'meta' }, el('time', { datetime: new Date(m.ts).toISOString(), title: time.full(m.ts) }, time.clock(m.ts)),
     edited ? el('span', { class: 'edited' }, ' · edited') : null,
@@ -386,7 +393,7 @@ export function chatRows(shown, ctx) {
       continue;
     }
     const quote = m.replyTo ? quoteOf(m.replyTo, ctx.byId) : null;
-    const sig = JSON.stringify([m.text, m.ts, m.status, m.error, m.queuedBehind, cancellable(m), m.undecryptable, m.waiting, m.status === 'failed' && retryable(m.chat), m.deleted, m.edited, m.reactions, m.tick, m.receipts, m.mention, ctx.showRead, quote,
+    const sig = JSON.stringify([m.text, m.ts, m.status, m.error, m.queuedBehind, cancellable(m), m.undecryptable, m.waiting, m.status === 'failed' && retryable(m.chat), m.deleted, m.edited, m.reactions, m.tick, m.receipts, m.mention, ctx.showRead, quote, filesSig(m),
       m.pending.map((r) => [r.id, r.status, r.error])]);
     rows.push({ key: 'msg:' + m.id, msg: m, sig, make: () => messageNode(m, ctx) });
   }

@@ -13,6 +13,7 @@
 //   storeout.js    the outbox
 //   storechat.js   a chat's key, verification, read position, receipts,
 //                  "delete for me"
+//   storefiles.js  attachments' bytes on this device
 
 // ---- the database and the meta records ----
 
@@ -46,3 +47,5 @@ export {
 export {
   setContactKey, acceptContactKey, setVerified, setNotice, markSeen, markUnread, readRecordSent, receiptsSent, hideMessage,
 } from './storechat.js';
+
+export { putFile, keepDownloaded, getFile, setFileFields } from './storefiles.js';

@@ -50,7 +50,7 @@ function addToChat(ch, m, pub) {
 // It returns the chats that changed and whether the notice was kept.
 export async function storeBatch(results, cursor, notice, me, groups = { puts: [], deletes: [], dropKeyPackages: [] }) {
   const changed = new Set();
-  const t = await tx(['meta', 'messages', 'chats'], 'readwrite');
+  const t = await tx(['meta', 'messages', 'chats', 'files'], 'readwrite');
   const ms = t.objectStore('messages');
   const cs = t.objectStore('chats');
   const meta = t.objectStore('meta');
@@ -135,7 +135,7 @@ export async function resolveUnknown(results, me) {
 // counted and shown once. It returns the chats that changed.
 async function replaceRows(results, me, still) {
   const changed = new Set();
-  const t = await tx(['meta', 'messages', 'chats'], 'readwrite');
+  const t = await tx(['meta', 'messages', 'chats', 'files'], 'readwrite');
   const ms = t.objectStore('messages');
   const cs = t.objectStore('chats');
   const meta = t.objectStore('meta');

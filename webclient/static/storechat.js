@@ -4,7 +4,7 @@
 
 import { isUnread, recount, see, setSeen, unreadFrom, recordOf } from './readpos.js';
 import { tx, req, done, newChat, chatMessages } from './storedb.js';
-import { refreshPreview, queueReceipts } from './storerows.js';
+import { refreshPreview, queueReceipts, dropFiles } from './storerows.js';
 import { isGroup } from './groupmeta.js';
 
 function sameBytes(a, b) {
@@ -167,13 +167,14 @@ export async function receiptsSent(chat, status, ids) {
 // its row stays hidden, so that a replay of it is still known and not
 // shown again.
 export async function hideMessage(id) {
-  const t = await tx(['messages', 'chats'], 'readwrite');
+  const t = await tx(['messages', 'chats', 'files'], 'readwrite');
   const ms = t.objectStore('messages');
   const cs = t.objectStore('chats');
   const m = await req(ms.get(id));
   if (m && !m.kind && !m.hidden) {
     m.hidden = true;
     ms.put(m);
+    dropFiles(t, m.files);
     const ch = await req(cs.get(m.chat));
     if (ch) {
       const msgs = (await chatMessages(ms, m.chat)).map((x) => (x.id === id ? m : x));

@@ -47,6 +47,13 @@
 //              welcome, welcomeId, commitSent}: a group being created;
 //              'groupCommit:<hex id>' {commit, next, welcome, ...}: a
 //              commit sent and not yet settled (mlsgroups.js, ADR 0104)
+//   files     {ref, msg, chat, blob}: the bytes of an attachment on this
+//              device (storefiles.js): of a file chosen to send, from
+//              before its upload until its message is gone; of a file
+//              received, once downloaded and checked. ref is the file's
+//              in its message row (files: [{ref, id, key, digest, size,
+//              type, name, kind, width, height, duration, thumb}]); index
+//              'chat'. Added in version 2.
 // A message row also holds what records did to it (docs/storage.md,
 // "Records"): replyTo, edited {sort, id}, deleted {sort, id}, reactions
 // {emoji: {username: {on, sort, id}}}, tick ('delivered'|'read', of an
@@ -57,7 +64,7 @@
 // target with the relay's ts once accepted.
 
 const NAME = 'relay';
-const VERSION = 1;
+const VERSION = 2;
 let dbp = null;
 
 // NoDatabase: this profile has no database, so nothing to read or write.
@@ -88,10 +95,15 @@ function openDB(create = false) {
           return;
         }
         const db = request.result;
-        db.createObjectStore('meta', { keyPath: 'k' });
-        const m = db.createObjectStore('messages', { keyPath: 'id' });
-        m.createIndex('chat', ['chat', 'sort']);
-        db.createObjectStore('chats', { keyPath: 'username' });
+        if (ev.oldVersion < 1) {
+          db.createObjectStore('meta', { keyPath: 'k' });
+          const m = db.createObjectStore('messages', { keyPath: 'id' });
+          m.createIndex('chat', ['chat', 'sort']);
+          db.createObjectStore('chats', { keyPath: 'username' });
+        }
+        if (ev.oldVersion < 2) {
+          db.createObjectStore('files', { keyPath: 'ref' }).createIndex('chat', 'chat');
+        }
       };
       request.onsuccess = () => {
         const db = request.result;

@@ -2,7 +2,7 @@
 // to send, its attempts, its cancellation, and what the relay answered.
 
 import { tx, req, done, newChat, chatMessages } from './storedb.js';
-import { refreshPreview, applyRecord, chatCache } from './storerows.js';
+import { refreshPreview, applyRecord, chatCache, previewOf, dropFiles } from './storerows.js';
 
 // writeOutgoing puts one message of the outbox, replacing the record of
 // removeId (the same message under its old id) in the same transaction.
@@ -41,7 +41,7 @@ async function writeOutgoing(m, removeId, pendingOnly = false, metas = []) {
   const at = Number.isFinite(m.sort) ? m.sort : m.ts;
   if (at >= ch.lastTs) {
     ch.lastTs = at;
-    ch.preview = m.text.slice(0, 80);
+    ch.preview = previewOf(m);
     ch.lastOut = true;
   }
   cs.put(ch);
@@ -76,7 +76,7 @@ export function claimOutgoing(m, metas = []) {
 // that it was not accepted. It returns 'cancelled', 'sending' (an attempt
 // may have reached the relay) or 'gone' (sent or deleted meanwhile).
 export async function cancelOutgoing(id) {
-  const t = await tx(['messages', 'chats'], 'readwrite');
+  const t = await tx(['messages', 'chats', 'files'], 'readwrite');
   const ms = t.objectStore('messages');
   const cs = t.objectStore('chats');
   const m = await req(ms.get(id));
@@ -86,6 +86,7 @@ export async function cancelOutgoing(id) {
   }
   if (result === 'cancelled') {
     ms.delete(id);
+    dropFiles(t, m.files);
     const ch = await req(cs.get(m.chat));
     if (ch) {
       refreshPreview(ch, (await chatMessages(ms, m.chat)).filter((x) => x.id !== id));
@@ -109,7 +110,7 @@ export function markSent(m, ts) {
 // every device of both people applies it (docs/crypto.md, "Records").
 export async function recordSent(m, ts, me) {
   const changed = new Set();
-  const t = await tx(['meta', 'messages', 'chats'], 'readwrite');
+  const t = await tx(['meta', 'messages', 'chats', 'files'], 'readwrite');
   const ms = t.objectStore('messages');
   const cs = t.objectStore('chats');
   const { chatOf, putChats } = chatCache(cs);

@@ -16,6 +16,7 @@ export function previewOf(m) {
   if (m.undecryptable) return 'Could not decrypt';
   if (m.deleted) return 'This message was deleted';
   if (m.unknown) return 'Needs a newer version of the app';
+  if (m.files && m.files.length) return (m.text ? '📎 ' + m.text : '📎 ' + records.filesLabel(m.files)).slice(0, 80);
   return m.text.slice(0, 80);
 }
 
@@ -60,6 +61,7 @@ export async function applyRecord(ms, chatOf, rec, ctx, changed) {
   for (const id of targets) {
     const target = await req(ms.get(id));
     if (!target) continue;
+    const files = target.files;
     const r = records.apply(target, rec, ctx);
     if (r === 'forged') return 'forged';
     if (r !== 'applied') continue;
@@ -70,10 +72,22 @@ export async function applyRecord(ms, chatOf, rec, ctx, changed) {
       const ch = await chatOf(ctx.chat);
       const msgs = (await chatMessages(ms, ctx.chat)).map((m) => (m.id === target.id ? target : m));
       refreshPreview(ch, msgs);
-      if (rec.type === 'delete') recount(ch, msgs);
+      if (rec.type === 'delete') {
+        recount(ch, msgs);
+        dropFiles(ms.transaction, files);
+      }
     }
   }
   return outcome;
+}
+
+// dropFiles deletes the bytes this device keeps of files (a message's,
+// deleted for everyone or for me, or cancelled), within transaction t,
+// which spans the 'files' store.
+export function dropFiles(t, files) {
+  if (!files || !files.length) return;
+  const fs = t.objectStore('files');
+  for (const f of files) fs.delete(f.ref);
 }
 
 // chatCache reads each chat of a transaction's store cs once: chatOf(u)

@@ -32,7 +32,7 @@ export { subscribe, isOwner } from './election.js';
 export { me, isLinked, isRevoked, currentDevice, load, registerAccount, loginAccount, linkCode, deviceCode, approve, revoke, recoveryStatus, createRecoveryKey, isLastLinked, rename, syncLinked } from './account.js';
 export { connection, streaming } from './stream.js';
 export { purgeNotice, dismissPurgeNotice } from './inbox.js';
-export { sendText, retry, flushOutbox, editMessage, deleteForEveryone, react, discard, cancel } from './outbox.js';
+export { sendText, sendFiles, retry, flushOutbox, editMessage, deleteForEveryone, react, discard, cancel } from './outbox.js';
 export { deleteForMe, setReadReceipts, readReceipts, dismissNotice } from './conversation.js';
 export { markSeen, markUnread } from './readstate.js';
 export { openChat, acceptKey, safetyCode, setVerified, isDeleted } from './contacts.js';
