@@ -27,6 +27,36 @@ import (
 // ciphertext and page headers by chance.
 const MinNeedle = 8
 
+// Pieces of a file searched for by FilePieces.
+const (
+	pieceLen   = 48
+	pieceCount = 16
+)
+
+// FilePieces are the needles that stand for a file's bytes (a photo, a
+// document): a whole file is never stored in one run (PostgreSQL keeps
+// values in pages of about 2 kB), so the search is for pieces of 48 bytes
+// at 16 places spread over it. The first quarter (at most 1 KiB) is left
+// out: files of a type share their first bytes (a JPEG's headers), which
+// would match another file of that type. A file too short for that is
+// one needle, whole; one shorter than MinNeedle is an error.
+func FilePieces(data []byte) ([]string, error) {
+	if len(data) < MinNeedle {
+		return nil, fmt.Errorf("audit: a file of %d bytes is shorter than %d; a short needle matches by chance", len(data), MinNeedle)
+	}
+	skip := min(len(data)/4, 1024)
+	if len(data)-skip < pieceLen*pieceCount {
+		return []string{string(data)}, nil
+	}
+	step := (len(data) - skip - pieceLen) / (pieceCount - 1)
+	out := make([]string, 0, pieceCount)
+	for i := range pieceCount {
+		at := skip + i*step
+		out = append(out, string(data[at:at+pieceLen]))
+	}
+	return out, nil
+}
+
 // Form is one byte pattern a needle can take on disk.
 type Form struct {
 	Needle string

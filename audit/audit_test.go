@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"bytes"
+	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
 	"os"
@@ -102,5 +104,32 @@ func TestScanMissingDirectory(t *testing.T) {
 	forms, _ := Forms("needle-needle")
 	if rep, err := Scan(filepath.Join(t.TempDir(), "missing"), forms, nil); err == nil || rep != nil {
 		t.Fatalf("a missing data directory: %v", err)
+	}
+}
+
+// TestFilePieces: a file's needles are 16 pieces of 48 bytes past its
+// first quarter (at most 1 KiB), each a run of the file; a short file is
+// one needle, whole; a file under MinNeedle is refused.
+func TestFilePieces(t *testing.T) {
+	data := make([]byte, 10000)
+	_, _ = rand.Read(data)
+	p, err := FilePieces(data)
+	if err != nil || len(p) != 16 {
+		t.Fatalf("%d pieces, %v", len(p), err)
+	}
+	for i, s := range p {
+		at := bytes.Index(data, []byte(s))
+		if len(s) != 48 || at < 1024 {
+			t.Fatalf("piece %d: %d bytes at %d", i, len(s), at)
+		}
+	}
+	if last := bytes.LastIndex(data, []byte(p[15])); last+48 < len(data)-64 {
+		t.Fatalf("the last piece ends at %d of %d: the file's end is not searched", last+48, len(data))
+	}
+	if p, err := FilePieces(data[:500]); err != nil || len(p) != 1 || p[0] != string(data[:500]) {
+		t.Fatalf("a short file: %d pieces, %v", len(p), err)
+	}
+	if _, err := FilePieces(data[:7]); err == nil {
+		t.Fatal("a file of 7 bytes is a needle")
 	}
 }

@@ -22,6 +22,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"relay/audit"
 )
 
 // gpsNeedle is written into the EXIF segment of the test's photo: the
@@ -143,8 +145,14 @@ func TestPhotoAndFileReachBothDevices(t *testing.T) {
 	}
 	checkScreen(bob, "photo-in-chat")
 
-	// Full size, with Save, and back.
-	bob.do(chromedp.Click(chromedp.CSS(`#messages .msg .photo`)))
+	// By keyboard: the message, then Tab to the photo, Enter opens it full
+	// size, with Save; Escape goes back.
+	eval[chromedp.Void](bob, `document.querySelector('#messages .msg').focus()`)
+	bob.do(chromedp.KeyEvent(kb.Tab))
+	if !eval[bool](bob, `document.activeElement.classList.contains('photo')`) {
+		t.Fatalf("Tab from the message goes to %s, not its photo", eval[string](bob, `document.activeElement.outerHTML.slice(0, 80)`))
+	}
+	bob.do(chromedp.KeyEvent(kb.Enter))
 	bob.waitFor("the photo full size", `document.getElementById('photo-view') && document.getElementById('photo-view').open && document.querySelector('#photo-view .photo-full').complete`)
 	if !eval[bool](bob, `document.getElementById('photo-save').href.startsWith('blob:') && document.getElementById('photo-save').download === 'IMG_0001.jpg'`) {
 		t.Fatal("the full-size photo has no Save")
@@ -221,13 +229,12 @@ func TestNoPhotoAtRest(t *testing.T) {
 	if err != nil || len(plain) < 4096 {
 		t.Fatalf("the photo sent is %d bytes (%v)", len(plain), err)
 	}
-	// Pieces of 48 bytes from its second quarter to its end: a plaintext
-	// photo is stored in pages of about 2 kB, so the whole would never
-	// match; its first bytes are the headers every JPEG of this browser
-	// shares, and the picture's own bytes come after them.
-	var needles []string
-	for at := len(plain) / 4; at+48 <= len(plain); at += len(plain) / 16 {
-		needles = append(needles, string(plain[at:at+48]))
+	// Pieces of the photo, as `relay audit --needle-file` searches for
+	// them: a plaintext photo is stored in pages of about 2 kB, so the
+	// whole would never match.
+	needles, err := audit.FilePieces(plain)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if hits := auditHits(t, conn, dir, needles...); len(hits) != 0 {
 		t.Fatalf("the photo's bytes are on disk: %d hits, first %+v", len(hits), hits[0])
@@ -268,6 +275,7 @@ func TestVoiceMessage(t *testing.T) {
 	if n := eval[int](alice, `import('/store.js').then(async (s) => (await s.getMessages('bob')).filter((m) => m.files).length)`); n != 1 {
 		t.Fatalf("%d messages of files, want the one voice message", n)
 	}
+	alice.waitFor("the mic button back", `!document.getElementById('mic-btn').hidden`)
 
 	bob.openChat("alice")
 	bob.waitFor("the voice message", `(() => { const a = document.querySelector('#messages .msg .voice-box audio'); return !!a && a.src.startsWith('blob:'); })()`)
@@ -289,6 +297,9 @@ type partGate struct {
 	holdFrom int
 	release  chan struct{}
 	corrupt  atomic.Bool
+	// downloads, when not nil, holds every download until it is closed
+	// (or its client goes).
+	downloads chan struct{}
 }
 
 func newPartGate(holdFrom int) *partGate {
@@ -313,8 +324,17 @@ func (g *partGate) wrap(h http.Handler) http.Handler {
 			g.puts[n]++
 			g.mu.Unlock()
 		}
-		if downloadPath.MatchString(req.URL.Path) && req.Method == http.MethodGet && g.corrupt.Load() {
-			w = &flipWriter{ResponseWriter: w, at: 1000}
+		if downloadPath.MatchString(req.URL.Path) && req.Method == http.MethodGet {
+			if g.downloads != nil {
+				select {
+				case <-g.downloads:
+				case <-req.Context().Done():
+					return
+				}
+			}
+			if g.corrupt.Load() {
+				w = &flipWriter{ResponseWriter: w, at: 1000}
+			}
 		}
 		h.ServeHTTP(w, req)
 	})
@@ -538,5 +558,148 @@ func TestDatabaseOfVersion1IsUpgraded(t *testing.T) {
 	bob.waitFor("the photo", photoShown)
 	if got := alice.messages(); strings.Join(got, "|") != "before the upgrade|after the upgrade" {
 		t.Fatalf("alice's chat after the upgrade: %q", got)
+	}
+}
+
+// TestPhotoInAGroup: in a group of alice (laptop and phone), bob and
+// carol, bob sends a photo; every other device shows it, carol reacts to
+// it and replies to it (her quote shows its placeholder), and the relay
+// lets the attachment go once the three other devices have it.
+func TestPhotoInAGroup(t *testing.T) {
+	r := startRelay(t)
+	laptop, phone, bob, carol := threeAccounts(t, r)
+	chat := makeGroup(laptop, "Trip", "bob, carol")
+	for _, tb := range []*tab{phone, bob, carol} {
+		waitGroup(tb, "Trip")
+		tb.openChat(chat)
+	}
+	bob.do(chromedp.SetUploadFiles(chromedp.ID("attach-input"), []string{photoWithEXIF(t, t.TempDir())}))
+	bob.waitFor("the photo ready in the tray", `document.querySelectorAll('#attach-tray .tray-item').length === 1 && document.querySelector('#attach-tray .tray-size').textContent !== 'preparing…'`)
+	bob.do(chromedp.SendKeys(chromedp.ID("composer"), "from the top"+kb.Enter))
+	for _, tb := range []*tab{laptop, phone, carol} {
+		tb.waitMessage("from the top")
+		tb.waitFor("the photo", photoShown)
+	}
+	// A reaction and a reply, as to any message.
+	carol.menuAction("from the top", "react-pick")
+	for _, tb := range []*tab{laptop, bob} {
+		tb.waitFor("carol's reaction on the photo", bubble("from the top")+`?.querySelector('.reaction[data-emoji="👍"] .count')?.textContent === '1'`)
+	}
+	carol.menuAction("from the top", "reply-btn")
+	carol.waitFor("the reply bar", `!document.getElementById('compose-mode').hidden`)
+	carol.do(chromedp.SendKeys(chromedp.ID("composer"), "wonderful"+kb.Enter))
+	for _, tb := range []*tab{laptop, bob} {
+		tb.waitMessage("wonderful")
+		tb.waitFor("the quote with the photo's placeholder", bubble("wonderful")+`?.querySelector('.quote .quote-thumb')?.src.startsWith('blob:')`)
+	}
+	checkScreen(laptop, "photo-in-group")
+	for i := 0; r.count(`SELECT count(*) FROM attachments`) != 0; i++ {
+		if i > 400 {
+			t.Fatalf("the group's photo is still at the relay after every device has it (%d devices waited for)", r.count(`SELECT count(*) FROM attachment_fetches`))
+		}
+		sleep()
+	}
+}
+
+// TestCancelAnUpload: alice cancels a message while its file is uploading
+// (the relay holds its first two parts). The message goes from her chat
+// and from this device, it never reaches bob, and its attachment goes
+// from the relay.
+func TestCancelAnUpload(t *testing.T) {
+	gate := newPartGate(2)
+	r, alice, bob := gate.aliceAndBob(t)
+	doc, _ := randomFile(t, t.TempDir(), "video.mp4", 5<<20/2)
+	alice.openChat("bob")
+	alice.do(chromedp.SetUploadFiles(chromedp.ID("attach-input"), []string{doc}))
+	alice.waitFor("the file in the tray", `document.querySelectorAll('#attach-tray .tray-item').length === 1 && document.querySelector('#attach-tray .tray-size').textContent !== 'preparing…'`)
+	alice.do(chromedp.SendKeys(chromedp.ID("composer"), "too big after all"+kb.Enter))
+	for i := 0; r.count(`SELECT count(*) FROM attachment_parts`) < 2; i++ {
+		if i > 400 {
+			t.Fatal("the relay never held the first two parts")
+		}
+		sleep()
+	}
+	alice.menuAction("too big after all", "cancel-send-btn")
+	alice.waitFor("the cancel dialog", `document.getElementById('cancel-dialog')?.open`)
+	alice.do(chromedp.Click(chromedp.ID("cancel-confirm")))
+	alice.waitFor("the message gone", `!`+bubble("too big after all"))
+	close(gate.release) // the part held goes on, and finds the message gone
+	for i := 0; r.count(`SELECT count(*) FROM attachments`) != 0; i++ {
+		if i > 400 {
+			t.Fatal("the attachment of a cancelled message is still at the relay")
+		}
+		sleep()
+	}
+	if eval[int](alice, `import('/store.js').then(async (s) => (await s.getMessages('bob')).length)`) != 0 {
+		t.Fatal("the cancelled message is still stored")
+	}
+	alice.send("the next one")
+	bob.openChat("alice")
+	bob.waitMessage("the next one")
+	if got := bob.messages(); len(got) != 1 {
+		t.Fatalf("bob's chat: %q, want only the next message", got)
+	}
+}
+
+// TestCancelADownload: bob's device starts downloading a photo by itself
+// (the relay holds the download); bob cancels it. The photo then waits
+// for his Download, as nothing downloads it by itself again, and shows
+// once he presses it.
+func TestCancelADownload(t *testing.T) {
+	gate := newPartGate(1 << 30)
+	gate.downloads = make(chan struct{})
+	_, alice, bob := gate.aliceAndBob(t)
+	alice.openChat("bob")
+	alice.do(chromedp.SetUploadFiles(chromedp.ID("attach-input"), []string{photoWithEXIF(t, t.TempDir())}))
+	alice.waitFor("the photo ready in the tray", `document.querySelectorAll('#attach-tray .tray-item').length === 1 && document.querySelector('#attach-tray .tray-size').textContent !== 'preparing…'`)
+	alice.do(chromedp.SendKeys(chromedp.ID("composer"), "a photo"+kb.Enter))
+	alice.waitFor("the photo sent", `document.querySelector('#messages .msg.out[data-status="sent"] .files')`)
+	bob.openChat("alice")
+	bob.waitFor("the download under way, with Cancel", `(() => { const s = document.querySelector('#messages .msg .transfer'); return !!s && !s.hidden && !!s.querySelector('.transfer-cancel'); })()`)
+	checkScreen(bob, "downloading")
+	eval[chromedp.Void](bob, `document.querySelector('#messages .msg .transfer-cancel').click()`)
+	bob.waitFor("Download offered", `(() => { const b = document.querySelector('#messages .msg .file-get'); return !!b && !b.hidden; })()`)
+	// Drawn again after the cancel, the photo did not start downloading.
+	if st := eval[string](bob, `import('/store.js').then(async (s) => { const m = (await s.getMessages('alice')).find((x) => x.files); const t = await import('/transfer.js'); return m.files[0].state + ' ' + (t.progress(m.files[0].ref) ? 'downloading' : 'idle'); })`); st != "cancelled idle" {
+		t.Fatalf("after the cancel, the photo is %q", st)
+	}
+	close(gate.downloads)
+	if eval[bool](bob, `!!document.querySelector('#messages .msg .file-error')`) {
+		t.Fatal("a cancelled download is shown as failed")
+	}
+	eval[chromedp.Void](bob, `document.querySelector('#messages .msg .file-get').click()`)
+	bob.waitFor("the photo", photoShown)
+}
+
+// TestDropAndPaste: a file dropped on the chat and a picture pasted into
+// the composer go to the tray, as from the picker, and are sent together.
+func TestDropAndPaste(t *testing.T) {
+	r, alice, bob := aliceAndBob(t)
+	published(t, r, bob)
+	alice.openChat("bob")
+	eval[chromedp.Void](alice, `(() => {
+	  const dt = new DataTransfer();
+	  dt.items.add(new File(['a list of things to bring'], 'list.txt', { type: 'text/plain' }));
+	  const chat = document.querySelector('.chat');
+	  chat.dispatchEvent(new DragEvent('dragover', { bubbles: true, cancelable: true, dataTransfer: dt }));
+	  chat.dispatchEvent(new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer: dt }));
+	})()`)
+	alice.waitFor("the dropped file in the tray", `document.querySelectorAll('#attach-tray .tray-item').length === 1`)
+	eval[chromedp.Void](alice, `(async () => {
+	  const c = new OffscreenCanvas(64, 48);
+	  const g = c.getContext('2d');
+	  g.fillStyle = '#3a7'; g.fillRect(0, 0, 64, 48);
+	  const png = await c.convertToBlob({ type: 'image/png' });
+	  const dt = new DataTransfer();
+	  dt.items.add(new File([png], 'image.png', { type: 'image/png' }));
+	  document.getElementById('composer').dispatchEvent(new ClipboardEvent('paste', { bubbles: true, cancelable: true, clipboardData: dt }));
+	})()`)
+	alice.waitFor("both in the tray, ready", `document.querySelectorAll('#attach-tray .tray-item').length === 2 && ![...document.querySelectorAll('#attach-tray .tray-size')].some((e) => e.textContent === 'preparing…') && !document.querySelector('#attach-tray .tray-note').hidden`)
+	alice.do(chromedp.Click(chromedp.ID("send-btn")))
+	bob.openChat("alice")
+	bob.waitFor("the pasted picture", photoShown)
+	bob.waitFor("the dropped file", fileShown)
+	if got := eval[string](bob, `document.querySelector('#messages .msg .file-name').textContent`); !strings.Contains(got, "list.txt") {
+		t.Fatalf("the file is shown as %q", got)
 	}
 }

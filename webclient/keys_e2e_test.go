@@ -63,7 +63,8 @@ func TestMessageListKeys(t *testing.T) {
 	}
 	shift := chromedp.KeyModifiers(chromedp.ModifierShift)
 
-	// Every Tab stop between the chat's header and the composer.
+	// Every Tab stop between the chat's header and the composer: the
+	// messages, then the composer's attach button.
 	alice.do(chromedp.Focus(chromedp.ID("safety-btn")))
 	var stops []string
 	for len(stops) < 100 {
@@ -74,9 +75,10 @@ func TestMessageListKeys(t *testing.T) {
 		}
 		stops = append(stops, f)
 	}
-	if want := []string{"m 29", "m 29 > Message actions"}; fmt.Sprint(stops) != fmt.Sprint(want) {
+	if want := []string{"m 29", "m 29 > Message actions", "#attach-btn"}; fmt.Sprint(stops) != fmt.Sprint(want) {
 		t.Fatalf("%d Tab stops between the chat's header and the composer: %q, want %q", len(stops), stops, want)
 	}
+	key(kb.Tab, "#attach-btn", shift)
 	key(kb.Tab, "m 29", shift)
 	if hint := eval[string](alice, `document.getElementById(document.activeElement.getAttribute('aria-describedby'))?.textContent || ''`); !strings.Contains(hint, "arrows move between messages") {
 		t.Fatalf("the message focused is described by %q, not by how its keys work", hint)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -18,9 +19,10 @@ import (
 var errHits = errors.New("plaintext found")
 
 const auditUsage = `Usage:
-  relay audit --needle TEXT [--needle TEXT ...] --pgdata DIR [--database-url URL]
+  relay audit --needle TEXT [--needle TEXT ...] [--needle-file FILE ...] --pgdata DIR [--database-url URL]
       search every file of the data directory (heap, TOAST, WAL) for each needle
-      as UTF-8, UTF-16, base64 and hex; exit 1 on any hit
+      as UTF-8, UTF-16, base64 and hex, and for pieces of each file (a photo, a
+      document: 16 pieces of 48 bytes spread over it); exit 1 on any hit
   relay audit --stats --database-url URL
       report accounts, devices, sessions, idempotency records and queued
       envelopes: counts and sizes only
@@ -35,6 +37,11 @@ func runAudit(args []string, stdout, stderr io.Writer) error {
 	var needles []string
 	fs.Func("needle", "text to search for; repeat for several (at least 8 bytes each)", func(s string) error {
 		needles = append(needles, s)
+		return nil
+	})
+	var files []string
+	fs.Func("needle-file", "a file whose bytes to search for (a photo sent); repeat for several", func(s string) error {
+		files = append(files, s)
 		return nil
 	})
 	var pgdata, dbURL string
@@ -61,8 +68,24 @@ func runAudit(args []string, stdout, stderr io.Writer) error {
 		printStats(stdout, s)
 		return nil
 	}
-	if len(needles) == 0 || pgdata == "" {
-		return errors.New("relay audit needs at least one --needle and --pgdata, or --stats (see relay audit --help)")
+	if len(needles)+len(files) == 0 || pgdata == "" {
+		return errors.New("relay audit needs at least one --needle or --needle-file and --pgdata, or --stats (see relay audit --help)")
+	}
+	// label names a file's piece in a hit: its bytes are no text to print.
+	label := map[string]string{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("reading --needle-file: %w", err)
+		}
+		pieces, err := audit.FilePieces(data)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		for i, p := range pieces {
+			label[p] = fmt.Sprintf("piece %d of %s", i+1, f)
+			needles = append(needles, p)
+		}
 	}
 	var forms []audit.Form
 	for _, n := range needles {
@@ -95,7 +118,11 @@ func runAudit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	for _, h := range rep.Hits {
-		fmt.Fprintf(stdout, "HIT %s at byte %d: %q as %s\n", h.Path, h.Offset, h.Form.Needle, h.Form.Name)
+		what := fmt.Sprintf("%q", h.Form.Needle)
+		if l, ok := label[h.Form.Needle]; ok {
+			what = l
+		}
+		fmt.Fprintf(stdout, "HIT %s at byte %d: %s as %s\n", h.Path, h.Offset, what, h.Form.Name)
 	}
 	if len(rep.Unreadable) > 0 {
 		return fmt.Errorf("%d files could not be read, so the audit is incomplete (run it as the data directory's owner or as root): %s",

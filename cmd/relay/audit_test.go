@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,6 +37,9 @@ func TestAuditCommand(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "pg_wal", "000000010000000000000001"), []byte("....secret-plaintext...."), 0o600)
 	os.WriteFile(filepath.Join(dir, "postgresql.auto.conf"), []byte("wal_compression = 'lz4'\n"), 0o600)
+	if err := os.MkdirAll(filepath.Join(dir, "base", "16384"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 
 	out, code := runBinary(t, nil, "audit", "--needle", "nothing-like-this", "--pgdata", dir)
 	if code != 0 || !strings.Contains(out, "no hit in 2 files") {
@@ -47,6 +51,22 @@ func TestAuditCommand(t *testing.T) {
 	out, code = runBinary(t, nil, "audit", "--needle", "secret-plaintext", "--needle", "nothing-like-this", "--pgdata", dir)
 	if code != 1 || !strings.Contains(out, `HIT pg_wal/000000010000000000000001 at byte 4: "secret-plaintext" as utf-8`) {
 		t.Fatalf("audit with a hit: exit %d\n%s", code, out)
+	}
+	// A file as the needle: a photo stored in plain is found by its
+	// pieces, wherever its pages lie; another photo is not.
+	photo := make([]byte, 20000)
+	_, _ = rand.Read(photo)
+	photoFile, other := filepath.Join(t.TempDir(), "photo.jpg"), filepath.Join(t.TempDir(), "other.jpg")
+	os.WriteFile(photoFile, photo, 0o600)
+	os.WriteFile(other, append(append([]byte{}, photo[:1024]...), make([]byte, 19000)...), 0o600)
+	os.WriteFile(filepath.Join(dir, "base", "16384", "2619"), append(append(photo[10000:], []byte("page header")...), photo[:10000]...), 0o600)
+	out, code = runBinary(t, nil, "audit", "--needle-file", other, "--pgdata", dir)
+	if code != 0 || !strings.Contains(out, "no hit") {
+		t.Fatalf("audit for another file: exit %d\n%s", code, out)
+	}
+	out, code = runBinary(t, nil, "audit", "--needle-file", photoFile, "--pgdata", dir)
+	if code != 1 || !strings.Contains(out, "HIT base/16384/2619 at byte") || !strings.Contains(out, "piece 1 of "+photoFile+" as utf-8") {
+		t.Fatalf("audit for a stored file: exit %d\n%s", code, out)
 	}
 	out, code = runBinary(t, nil, "audit", "--needle", "short", "--pgdata", dir)
 	if code != 2 || !strings.Contains(out, "shorter than 8 bytes") {

@@ -4,11 +4,19 @@
 
 import * as store from './store.js';
 import { notify } from './election.js';
+import * as api from './api.js';
 
-// deleteForMe hides a message on this device; nothing is sent.
+// deleteForMe hides a message on this device; the other person is told
+// nothing. Its attachments that this device had not confirmed yet are
+// confirmed to the relay, so that it does not keep them for a device that
+// will never fetch them.
 export async function deleteForMe(id) {
+  const m = await store.getMessage(id);
   const chat = await store.hideMessage(id);
   if (chat) notify({ type: 'changed', chats: [chat] });
+  for (const f of (m && m.files) || []) {
+    if (f.id && f.digest && !f.confirmed) await api.attachmentReceived(f.id).catch(() => {});
+  }
 }
 
 // readReceipts reports whether this device sends read receipts and shows

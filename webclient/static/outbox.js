@@ -323,8 +323,11 @@ async function attempt(m, freshOnly = false) {
       if (!up) return true;
       m = { ...m, files: up.files };
     } catch (e) {
-      // The upload wrote what the relay holds (its ids) to the row.
-      m = (await store.getMessage(m.id)) || m;
+      // The upload wrote what the relay holds (its ids) to the row; a
+      // message cancelled meanwhile is done, and is not written back.
+      const now = await store.getMessage(m.id);
+      if (!now) return true;
+      m = now;
       if (!(e instanceof api.ApiError)) return fail(m, { code: 'internal', text: 'Not sent: ' + e.message });
       if (e.code === 'attachment_too_large') return fail(m, { code: e.code, text: 'Not sent: a file is larger than this relay takes. Send a smaller one.' });
       if (e.code === 'attachment_quota_exceeded') {

@@ -88,15 +88,18 @@ export function attachParts(say, sendVoice) {
     micBtn.hidden = false;
     micBtn.focus();
   };
-  const micBtn = el('button', {
-    type: 'button', id: 'mic-btn', class: 'icon-btn', 'aria-label': 'Record a voice message', title: 'Record a voice message',
-    onclick: async () => {
-      if (recorder) return;
+  // start starts recording, once.
+  let starting = null;
+  const start = () => {
+    if (recorder || starting) return starting;
+    starting = (async () => {
       try {
         recorder = await attach.record();
       } catch (e) {
         say(e.message);
         return;
+      } finally {
+        starting = null;
       }
       say(null);
       micBtn.hidden = true;
@@ -104,7 +107,12 @@ export function attachParts(say, sendVoice) {
       clock.textContent = '0:00';
       timer = setInterval(() => { if (recorder) clock.textContent = attach.durationText(recorder.elapsed()); }, 250);
       recSend.focus();
-    },
+    })();
+    return starting;
+  };
+  const micBtn = el('button', {
+    type: 'button', id: 'mic-btn', class: 'icon-btn', 'aria-label': 'Record a voice message', title: 'Record a voice message',
+    onclick: () => start(),
   }, '🎤');
   recCancel.addEventListener('click', () => {
     if (recorder) recorder.cancel();

@@ -68,8 +68,9 @@ function msgNodes(list) {
 }
 
 // placeMsgStop gives the stop, and the hint on the keys, to its message
-// and makes the buttons of a message tabbable only while the focus is in
-// it (focused: where the focus is, or goes).
+// and makes the buttons of a message (and its files' Save and players)
+// tabbable only while the focus is in it (focused: where the focus is, or
+// goes).
 function placeMsgStop(list, focused = document.activeElement) {
   const rows = msgNodes(list);
   const stop = rows.find((r) => r.dataset.id === ui.chat.msgStop) || rows[rows.length - 1];
@@ -79,7 +80,7 @@ function placeMsgStop(list, focused = document.activeElement) {
     if (r === stop) r.setAttribute('aria-describedby', 'messages-hint');
     else r.removeAttribute('aria-describedby');
     const inside = r === stop && r.contains(focused);
-    for (const b of r.querySelectorAll('button')) b.tabIndex = inside ? 0 : -1;
+    for (const b of r.querySelectorAll('button, .files a, .files audio')) b.tabIndex = inside ? 0 : -1;
   }
 }
 

@@ -103,7 +103,7 @@ export function filesNode(m) {
 }
 
 function fileNode(m, f) {
-  const failed = f.state && !transfer.progress(f.ref);
+  const failed = f.state && f.state !== 'cancelled' && !transfer.progress(f.ref);
   const retry = el('button', { type: 'button', class: 'retry', onclick: () => transfer.download(m, f) }, 'Retry');
   const failure = failed ? el('span', { class: 'error file-error', role: 'alert' }, transfer.failureText(f.state), ' ', f.state === 'gone' ? null : retry) : null;
   const slot = transferSlot(m, f);
@@ -125,11 +125,12 @@ function fileNode(m, f) {
     const player = el('span', { class: 'voice-player' }, el('span', { 'aria-hidden': 'true' }, '🎤 '), `Voice message${f.duration !== null && f.duration !== undefined ? ', ' + durationText(f.duration) : ''}`);
     node = el('span', { class: 'file-box voice-box', 'data-ref': f.ref }, player, slot, getBtn, failure);
     fill(m, f, (blob) => {
-      const audio = el('audio', { controls: true, preload: 'metadata', src: urlOf(f.ref, blob), 'aria-label': `Voice message from ${m.dir === 'out' ? 'you' : m.from}` });
+      // Tabbable once the focus is in its message, as its buttons are.
+      const audio = el('audio', { controls: true, preload: 'metadata', src: urlOf(f.ref, blob), tabindex: '-1', 'aria-label': `Voice message from ${m.dir === 'out' ? 'you' : m.from}` });
       player.after(audio);
     }, getBtn);
   } else {
-    const save = el('a', { class: 'button file-save', hidden: true, download: f.name }, 'Save');
+    const save = el('a', { class: 'button file-save', hidden: true, download: f.name, tabindex: '-1' }, 'Save');
     node = el('span', { class: 'file-box doc-box', 'data-ref': f.ref },
       el('span', { class: 'file-name' }, el('span', { 'aria-hidden': 'true' }, '📄 '), f.name), ' ',
       el('span', { class: 'file-size muted' }, sizeText(f.size)), ' ', save, slot, getBtn, failure);
@@ -152,7 +153,7 @@ async function fill(m, f, show, getBtn) {
   }
   if (!downloadable(m, f) || transfer.progress(f.ref)) return;
   if (!f.state && wanted(f)) transfer.download(m, f);
-  else if (!f.state) getBtn.hidden = false;
+  else if (!f.state || f.state === 'cancelled') getBtn.hidden = false;
 }
 
 // viewPhoto opens a photo full size, with Save.

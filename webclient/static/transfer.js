@@ -211,7 +211,8 @@ export async function download(m, f) {
     else if (e instanceof api.ApiError) state = e.code === 'unknown_attachment' ? 'gone' : api.transient(e) ? 'network' : 'failed';
     else state = ['size', 'digest', 'chunk', 'padding'].includes(e && e.message) ? 'digest' : 'failed';
     if (state !== 'cancelled') console.warn('transfer: a download failed (' + state + ')');
-    await store.setFileFields(m.id, f.ref, { state: state === 'cancelled' ? null : state });
+    // A download the person cancelled waits for their Download.
+    await store.setFileFields(m.id, f.ref, { state });
   } finally {
     active.delete(f.ref);
     moved(f.ref);
