@@ -582,6 +582,8 @@ func TestPhotoInAGroup(t *testing.T) {
 	}
 	// A reaction and a reply, as to any message.
 	carol.menuAction("from the top", "react-pick")
+	// Her own bubble drawn again with it before its menu opens again.
+	carol.waitFor("carol's reaction shown to her", bubble("from the top")+`?.querySelector('.reaction[data-emoji="👍"] .count')?.textContent === '1' && `+bubble("from the top")+`?.dataset.status !== undefined`)
 	for _, tb := range []*tab{laptop, bob} {
 		tb.waitFor("carol's reaction on the photo", bubble("from the top")+`?.querySelector('.reaction[data-emoji="👍"] .count')?.textContent === '1'`)
 	}
