@@ -21,6 +21,7 @@ import { renderComposer } from './screen-composer.js';
 import { devicesScreen, devicesChanged } from './screen-devices.js';
 import { settingsScreen } from './screen-settings.js';
 import { leave } from './screen-leave.js';
+import * as search from './search.js';
 
 const nav = document.getElementById('nav');
 const meBox = document.getElementById('me-box');
@@ -205,6 +206,10 @@ const loggedOutTexts = {
 };
 
 sync.subscribe(async (ev) => {
+  // The search index reads the chats that changed again (search.js);
+  // a logout leaves nothing of it in memory.
+  if (ev.type === 'changed') search.changed(ev.chats);
+  if (ev.type === 'account') search.reset();
   if (ev.type === 'devices') devicesChanged(ev);
   if (ev.type === 'conn') renderBar();
   if (ev.type === 'purge') renderPurge();

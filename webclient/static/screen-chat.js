@@ -357,6 +357,32 @@ function updateChat({ username, ch, msgs, shown, rows, warning, me, group }) {
   }
   renderChatHead(username, ch);
   renderComposer();
+  revealAsked(username);
+}
+
+// revealAsked brings the message a search result named (ui.openAt) into
+// the middle of the list, marked, with the focus and the list's stop on
+// it; a message no longer shown leaves the chat where it is.
+function revealAsked(username) {
+  const at = ui.openAt;
+  if (!at || at.chat !== username || !ui.chat) return;
+  ui.openAt = null;
+  const list = ui.chat.list;
+  const node = /** @type {HTMLElement | null} */ (list.querySelector(`.msg[data-id="${CSS.escape(at.id)}"]`));
+  if (!node) return;
+  for (const old of list.querySelectorAll('.msg.found')) old.classList.remove('found');
+  ui.chat.msgStop = at.id;
+  node.classList.add('found');
+  const leave = (/** @type {FocusEvent} */ e) => {
+    if (node.contains(/** @type {Node | null} */ (e.relatedTarget))) return;
+    node.classList.remove('found');
+    node.removeEventListener('focusout', leave);
+  };
+  node.addEventListener('focusout', leave);
+  node.scrollIntoView({ block: 'center' });
+  node.focus({ preventScroll: true });
+  placeMsgStop(list, node);
+  notePlace(list);
 }
 
 // buildChat draws the chat in pane, its composer empty, landing at the
@@ -413,4 +439,5 @@ function buildChat(pane, { username, ch, msgs, shown, rows, warning, me, group }
   notePlace(list);
   watchChat(msgs, ch);
   text.focus({ preventScroll: true });
+  revealAsked(username);
 }

@@ -8,6 +8,7 @@ import * as time from './time.js';
 import { el, placeRows } from './dom.js';
 import { ui, view, revoked, request, chatName, createKeyHash } from './ui.js';
 import { isGroup, initials } from './groupmeta.js';
+import { searchParts, runSearch } from './screen-search.js';
 
 /**
  * avatar is a chat's round mark in the list and the head: the initials
@@ -58,13 +59,17 @@ export function splitView() {
   });
   const empty = el('p', { class: 'muted', id: 'no-chats' }, 'No chats yet. Write to someone by their username.');
   const notices = el('div', { class: 'list-notices' });
-  const listPane = el('section', { class: 'list-pane', id: 'list-pane', 'aria-labelledby': 'chats-title' },
-    notices, form, err, newGroup, el('h2', { id: 'chats-title', class: 'pane-title' }, 'Chats'), list, empty,
+  // While the search field holds a query, its results take the place of
+  // New chat and the chat list.
+  const browse = el('div', { class: 'browse' }, form, err, newGroup, el('h2', { id: 'chats-title', class: 'pane-title' }, 'Chats'), list, empty,
     el('p', { id: 'chat-list-hint', class: 'sr-only' }, 'The up and down arrows move between chats, Home and End to the first and the last; Enter or Space opens the chat.'));
+  const search = searchParts((active) => { browse.hidden = active; });
+  const listPane = el('section', { class: 'list-pane', id: 'list-pane', 'aria-labelledby': 'chats-title' },
+    notices, search.form, search.results, browse);
   const chatPane = el('div', { class: 'chat-pane', id: 'chat-pane' });
   const split = el('div', { class: 'split', id: 'split', 'data-open': 'list' }, listPane, chatPane);
   view.replaceChildren(split);
-  ui.split = { split, listPane, chatPane, input, list, empty, notices, noticeKey: '' };
+  ui.split = { split, listPane, chatPane, input, list, empty, notices, search, noticeKey: '' };
   return ui.split;
 }
 
@@ -194,6 +199,8 @@ export function renderListPane(d, { chats, unsent }) {
   }
   d.list.hidden = !chats.length;
   d.empty.hidden = !!chats.length;
+  // What was found follows what changed.
+  if (d.search.input.value.trim()) runSearch(d.search);
   if (ui.focusNewChat) {
     ui.focusNewChat = false;
     d.input.focus();

@@ -23,7 +23,7 @@ export { NoDatabase, getMeta, hadAccount, clearAll, startDevice, setAccount, set
 
 export {
   getChats, getChat, getMessages, outgoingRecords, unknownMessages, receiptsToSend, prefs, ignoredRecords,
-  getMessage, unsentByChat, readRecordsToSend, waitingMessages, pendingMessages, metaKeys,
+  getMessage, unsentByChat, readRecordsToSend, waitingMessages, pendingMessages, metaKeys, messageRows, messageCount,
 } from './storeread.js';
 
 // ---- the order of a chat and read positions (docs/storage.md, "Read

@@ -95,3 +95,18 @@ export async function pendingMessages(chat) {
   return all.filter((m) => m.dir === 'out' && m.status === 'pending' && (chat === undefined || m.chat === chat))
     .sort((a, b) => a.sort - b.sort || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
+
+// messageRows returns up to n rows of the messages store after the id
+// after (from the first with null), in the order of their ids: the
+// search index reads the whole store in such pieces (search.js).
+export async function messageRows(after, n) {
+  const t = await tx(['messages']);
+  const range = after === null ? null : IDBKeyRange.lowerBound(after, true);
+  return req(t.objectStore('messages').getAll(range, n));
+}
+
+// messageCount is how many rows the messages store holds.
+export async function messageCount() {
+  const t = await tx(['messages']);
+  return req(t.objectStore('messages').count());
+}

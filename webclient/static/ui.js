@@ -26,6 +26,7 @@ export const view = /** @type {HTMLElement} */ (document.getElementById('view'))
  *   rotateNote: null | {dropped: number, sentTo: number},
  *   leaving: null | Promise<void>,
  *   titles: Map<string, string>,
+ *   openAt: null | {chat: string, id: string},
  * }}
  */
 export const ui = {
@@ -65,6 +66,8 @@ export const ui = {
   // titles: the names of the group chats, by chat id, as the list read
   // them last.
   titles: new Map(),
+  // openAt: a message found by search, for its chat to open at.
+  openAt: null,
 };
 
 // show draws a screen's nodes, unless a newer render started since gen.
