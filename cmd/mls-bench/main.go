@@ -14,18 +14,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"path/filepath"
 	"runtime"
 	"time"
 
-	"relay/internal/browser"
+	"relay/internal/benchpage"
 )
 
 func main() {
@@ -49,42 +44,15 @@ func main() {
 }
 
 func run(cfg config, out string) error {
-	path, err := browser.Find()
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	// Loopback, one client: no timeouts needed beyond the header's.
-	srv := &http.Server{Handler: handler(), ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	defer func() {
-		_ = srv.Close()
-		if err := <-served; !errors.Is(err, http.ErrServerClosed) {
-			fmt.Fprintln(os.Stderr, "mls-bench: serving the page:", err)
-		}
-	}()
-
-	dir, err := os.MkdirTemp("", "mls-bench-profile-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	p, err := browser.Start(path, dir)
-	if err != nil {
-		return err
-	}
-	defer p.Close()
+	started := time.Now()
+	var env map[string]any
+	var results []result
 	// A bound on the whole run, so that a page that hangs ends the bench;
 	// the default counts take a few minutes on two loaded cores.
-	ctx, cancel := context.WithTimeout(p.Ctx, 30*time.Minute)
-	defer cancel()
-
-	started := time.Now()
-	env, results, err := measure(ctx, "http://"+ln.Addr().String(), cfg)
+	err := benchpage.Run(page(), 30*time.Minute, func(ctx context.Context, base string) (err error) {
+		env, results, err = measure(ctx, base, cfg)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -98,16 +66,5 @@ func run(cfg config, out string) error {
 	env["messages"], env["large"], env["commits"], env["warmup"], env["bodies"], env["scale_updates"] = cfg.messages, cfg.large, cfg.commits, cfg.warmup, cfg.bodies, cfg.scaleUpdates
 	env["results"] = results
 	fmt.Printf("(browser %v, cross-origin isolated %v)\n", env["browser"], env["cross_origin_isolated"])
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return err
-	}
-	data, err := json.MarshalIndent(env, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(out, append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	fmt.Printf("(JSON in %s)\n", out)
-	return nil
+	return benchpage.WriteJSON(out, env)
 }

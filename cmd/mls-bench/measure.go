@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -16,34 +15,23 @@ import (
 	"github.com/chromedp/cdproto/performance"
 	"github.com/chromedp/chromedp"
 
-	"relay/webclient"
+	"relay/internal/benchpage"
 )
 
 //go:embed page
 var pageFiles embed.FS
 
-// handler serves the web client as the relay does, and the bench's page
-// under /bench/. The page is cross-origin isolated (COOP and COEP), which
-// gives it Chromium's fine clock (5 µs instead of 100 µs), and keeps the
-// client's Content-Security-Policy.
-func handler() http.Handler {
+// page is the bench's page, served under /bench/.
+func page() fs.FS {
 	sub, err := fs.Sub(pageFiles, "page")
 	if err != nil {
 		panic(err) // the embedded folder is there at build time
 	}
-	files := http.StripPrefix("/bench/", http.FileServerFS(sub))
-	mux := http.NewServeMux()
-	mux.Handle("/bench/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Content-Security-Policy", webclient.CSP)
-		h.Set("Cross-Origin-Opener-Policy", "same-origin")
-		h.Set("Cross-Origin-Embedder-Policy", "require-corp")
-		h.Set("Cache-Control", "no-store")
-		files.ServeHTTP(w, r)
-	}))
-	mux.Handle("/", webclient.Handler())
-	return mux
+	return sub
 }
+
+// handler serves the client and the page, for the test.
+func handler() http.Handler { return benchpage.Handler(page()) }
 
 // config is how many operations each timed case runs.
 type config struct {
@@ -59,14 +47,7 @@ type config struct {
 	scaleUpdates int
 }
 
-// result is one line of the table; the same shape as relay-bench's.
-type result struct {
-	Scenario string  `json:"scenario"`
-	Metric   string  `json:"metric"`
-	Value    float64 `json:"value"`
-	Unit     string  `json:"unit"`
-	Note     string  `json:"note,omitempty"`
-}
+type result = benchpage.Result
 
 // The record length of the timed messages: a short text lands in the
 // first bucket; largeRecord lands in the largest (65,508 bytes).
@@ -99,14 +80,14 @@ type bench struct {
 }
 
 func (b *bench) add(metric string, v float64, unit, note string) {
-	b.out = append(b.out, result{"mls", metric, v, unit, note})
+	b.out = append(b.out, result{Scenario: "mls", Metric: metric, Value: v, Unit: unit, Note: note})
 }
 
 // addTimes adds a timed operation's median (with its 90th percentile in
 // the note) and, when cpu is not negative, the renderer's CPU per
 // operation.
 func (b *bench) addTimes(what string, ms []float64, cpu float64) {
-	b.add(what+", median", median(ms), "ms", fmt.Sprintf("p90 %.2f ms, %d runs", percentile(ms, 0.9), len(ms)))
+	b.add(what+", median", benchpage.Median(ms), "ms", fmt.Sprintf("p90 %.2f ms, %d runs", benchpage.Percentile(ms, 0.9), len(ms)))
 	if cpu >= 0 {
 		b.add(what+", renderer CPU", cpu, "ms", "per operation, all the renderer's threads")
 	}
@@ -120,10 +101,10 @@ func measure(ctx context.Context, base string, cfg config) (env map[string]any, 
 	if _, err := chromedp.Call(ctx, performance.Enable, performance.EnableParams{}); err != nil {
 		return nil, nil, err
 	}
-	if _, err := call[bool](ctx, `(async () => { window.B = await import('/bench/mlscost.js'); return true; })()`); err != nil {
+	if _, err := benchpage.Call[bool](ctx, `(async () => { window.B = await import('/bench/mlscost.js'); return true; })()`); err != nil {
 		return nil, nil, fmt.Errorf("loading the page's module: %w", err)
 	}
-	isolated, err := call[bool](ctx, `B.isolated()`)
+	isolated, err := benchpage.Call[bool](ctx, `B.isolated()`)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -143,7 +124,7 @@ func measure(ctx context.Context, base string, cfg config) (env map[string]any, 
 // groups: key packages, and the groups of 2 to 10 devices the later
 // steps use, with the commits and welcomes that made them.
 func (b *bench) groups() error {
-	kp, err := call[struct{ OneTime, LastResort int }](b.ctx, `B.keyPackages()`)
+	kp, err := benchpage.Call[struct{ OneTime, LastResort int }](b.ctx, `B.keyPackages()`)
 	if err != nil {
 		return err
 	}
@@ -156,7 +137,7 @@ func (b *bench) groups() error {
 		JoinMS          []float64
 	}
 	for _, n := range []int{2, 3, 4, 9, 10} {
-		g, err := call[built](b.ctx, `B.build(`+strconv.Itoa(n)+`)`)
+		g, err := benchpage.Call[built](b.ctx, `B.build(`+strconv.Itoa(n)+`)`)
 		if err != nil {
 			return fmt.Errorf("a group of %d: %w", n, err)
 		}
@@ -167,11 +148,11 @@ func (b *bench) groups() error {
 		}
 		if n == 10 {
 			b.add("group of 10: 1 adds 9, making the commit and welcome", g.AddMS, "ms", "one run, credential checks included")
-			b.add("group of 10: joining from the welcome, median", median(g.JoinMS), "ms", fmt.Sprintf("%d joins, credential checks of the 10 members included", len(g.JoinMS)))
+			b.add("group of 10: joining from the welcome, median", benchpage.Median(g.JoinMS), "ms", fmt.Sprintf("%d joins, credential checks of the 10 members included", len(g.JoinMS)))
 		}
 	}
 	for _, n := range addOneTo {
-		g, err := call[struct{ Commit, Welcome int }](b.ctx, `B.addOne(`+strconv.Itoa(n)+`)`)
+		g, err := benchpage.Call[struct{ Commit, Welcome int }](b.ctx, `B.addOne(`+strconv.Itoa(n)+`)`)
 		if err != nil {
 			return err
 		}
@@ -180,7 +161,7 @@ func (b *bench) groups() error {
 		b.add(what+", welcome", float64(g.Welcome), "B", "with the ratchet tree")
 	}
 	for _, n := range timedSizes {
-		s, err := call[struct{ Bytes int }](b.ctx, `B.saved(`+strconv.Itoa(n)+`)`)
+		s, err := benchpage.Call[struct{ Bytes int }](b.ctx, `B.saved(`+strconv.Itoa(n)+`)`)
 		if err != nil {
 			return err
 		}
@@ -196,7 +177,7 @@ func (b *bench) larger() error {
 		UpdateMS, Save, Load                                                []float64
 	}
 	for _, n := range scaleSizes {
-		s, err := call[scaled](b.ctx, fmt.Sprintf(`B.scale(%d, %d)`, n, b.cfg.scaleUpdates))
+		s, err := benchpage.Call[scaled](b.ctx, fmt.Sprintf(`B.scale(%d, %d)`, n, b.cfg.scaleUpdates))
 		if err != nil {
 			return fmt.Errorf("a group of %d: %w", n, err)
 		}
@@ -227,7 +208,7 @@ func (b *bench) bodies() error {
 		Name                     string
 		Record, Bucket, Min, Max int
 	}
-	bodies, err := call[[]body](b.ctx, fmt.Sprintf(`B.bodies(2, %d)`, b.cfg.bodies))
+	bodies, err := benchpage.Call[[]body](b.ctx, fmt.Sprintf(`B.bodies(2, %d)`, b.cfg.bodies))
 	if err != nil {
 		return err
 	}
@@ -242,10 +223,10 @@ func (b *bench) bodies() error {
 // another, in groups of 2 and 10, and of the largest bucket.
 func (b *bench) messages() error {
 	// The JIT's first runs are not what a client pays for each message.
-	if _, err := call[timedStep](b.ctx, fmt.Sprintf(`B.encrypt(2, %d, %d)`, b.cfg.warmup, shortRecord)); err != nil {
+	if _, err := benchpage.Call[timedStep](b.ctx, fmt.Sprintf(`B.encrypt(2, %d, %d)`, b.cfg.warmup, shortRecord)); err != nil {
 		return err
 	}
-	if _, err := call[timedStep](b.ctx, `B.decrypt(2)`); err != nil {
+	if _, err := benchpage.Call[timedStep](b.ctx, `B.decrypt(2)`); err != nil {
 		return err
 	}
 	cases := []struct {
@@ -275,10 +256,10 @@ func (b *bench) messages() error {
 // another, in groups of 2 and 10.
 func (b *bench) commits() error {
 	for _, n := range timedSizes {
-		if _, err := call[timedStep](b.ctx, fmt.Sprintf(`B.commit(%d, %d)`, n, b.cfg.warmup)); err != nil {
+		if _, err := benchpage.Call[timedStep](b.ctx, fmt.Sprintf(`B.commit(%d, %d)`, n, b.cfg.warmup)); err != nil {
 			return err
 		}
-		if _, err := call[timedStep](b.ctx, fmt.Sprintf(`B.processCommits(%d)`, n)); err != nil {
+		if _, err := benchpage.Call[timedStep](b.ctx, fmt.Sprintf(`B.processCommits(%d)`, n)); err != nil {
 			return err
 		}
 		made, madeCPU, err := timed(b.ctx, fmt.Sprintf(`B.commit(%d, %d)`, n, b.cfg.commits))
@@ -293,7 +274,7 @@ func (b *bench) commits() error {
 		for i, s := range made.Sizes {
 			sizes[i] = float64(s)
 		}
-		b.add(fmt.Sprintf("group of %d: commit updating a leaf", n), median(sizes), "B", "median")
+		b.add(fmt.Sprintf("group of %d: commit updating a leaf", n), benchpage.Median(sizes), "B", "median")
 		b.addTimes(fmt.Sprintf("group of %d: commit updating a leaf, made", n), made.MS, madeCPU)
 		b.addTimes(fmt.Sprintf("group of %d: commit updating a leaf, processed", n), done.MS, doneCPU)
 	}
@@ -304,12 +285,12 @@ func (b *bench) commits() error {
 // what saving and loading it take.
 func (b *bench) states() error {
 	for _, n := range timedSizes {
-		s, err := call[struct{ Bytes, Epoch int }](b.ctx, `B.saved(`+strconv.Itoa(n)+`)`)
+		s, err := benchpage.Call[struct{ Bytes, Epoch int }](b.ctx, `B.saved(`+strconv.Itoa(n)+`)`)
 		if err != nil {
 			return err
 		}
 		b.add(fmt.Sprintf("saved group of %d, after the run", n), float64(s.Bytes), "B", fmt.Sprintf("epoch %d", s.Epoch))
-		sv, err := call[struct{ Save, Load []float64 }](b.ctx, fmt.Sprintf(`B.saving(%d, %d)`, n, b.cfg.commits))
+		sv, err := benchpage.Call[struct{ Save, Load []float64 }](b.ctx, fmt.Sprintf(`B.saving(%d, %d)`, n, b.cfg.commits))
 		if err != nil {
 			return err
 		}
@@ -326,7 +307,7 @@ func timed(ctx context.Context, expr string) (timedStep, float64, error) {
 	if err != nil {
 		return timedStep{}, 0, err
 	}
-	s, err := call[timedStep](ctx, expr)
+	s, err := benchpage.Call[timedStep](ctx, expr)
 	if err != nil {
 		return s, 0, err
 	}
@@ -356,26 +337,3 @@ func processTime(ctx context.Context) (float64, error) {
 }
 
 // call evaluates a page expression, awaiting it, into T.
-func call[T any](ctx context.Context, expr string) (T, error) {
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
-	if err != nil {
-		return v, fmt.Errorf("%s: %w", expr, err)
-	}
-	return v, nil
-}
-
-func median(xs []float64) float64 { return percentile(xs, 0.5) }
-
-// percentile is the nearest-rank percentile of xs (NaN when empty).
-func percentile(xs []float64, p float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if p == 0.5 && len(s)%2 == 0 {
-		return (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
-	i := int(math.Ceil(p*float64(len(s)))) - 1
-	return s[max(0, min(i, len(s)-1))]
-}

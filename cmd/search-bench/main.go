@@ -16,18 +16,12 @@ package main
 import (
 	"context"
 	"embed"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
-	"math"
-	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -35,8 +29,7 @@ import (
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"relay/internal/browser"
-	"relay/webclient"
+	"relay/internal/benchpage"
 )
 
 //go:embed page
@@ -50,14 +43,7 @@ type config struct {
 	runs     int
 }
 
-// result is one line of the table; the same shape as relay-bench's.
-type result struct {
-	Scenario string  `json:"scenario"`
-	Metric   string  `json:"metric"`
-	Value    float64 `json:"value"`
-	Unit     string  `json:"unit"`
-	Note     string  `json:"note,omitempty"`
-}
+type result = benchpage.Result
 
 func main() {
 	cfg := config{}
@@ -77,61 +63,25 @@ func main() {
 	}
 }
 
-// handler serves the web client as the relay does, and the bench's page
-// under /bench/, with the client's Content-Security-Policy. The page is
-// cross-origin isolated, for Chromium's fine clock.
-func handler() http.Handler {
+// page is the bench's page, served under /bench/.
+func page() fs.FS {
 	sub, err := fs.Sub(pageFiles, "page")
 	if err != nil {
 		panic(err) // the embedded folder is there at build time
 	}
-	files := http.StripPrefix("/bench/", http.FileServerFS(sub))
-	mux := http.NewServeMux()
-	mux.Handle("/bench/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Content-Security-Policy", webclient.CSP)
-		h.Set("Cross-Origin-Opener-Policy", "same-origin")
-		h.Set("Cross-Origin-Embedder-Policy", "require-corp")
-		h.Set("Cache-Control", "no-store")
-		files.ServeHTTP(w, r)
-	}))
-	mux.Handle("/", webclient.Handler())
-	return mux
+	return sub
 }
 
-func run(cfg config, out string) error {
-	path, err := browser.Find()
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: handler(), ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	defer func() {
-		_ = srv.Close()
-		if err := <-served; !errors.Is(err, http.ErrServerClosed) {
-			fmt.Fprintln(os.Stderr, "search-bench: serving the page:", err)
-		}
-	}()
-	dir, err := os.MkdirTemp("", "search-bench-profile-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	p, err := browser.Start(path, dir)
-	if err != nil {
-		return err
-	}
-	defer p.Close()
-	ctx, cancel := context.WithTimeout(p.Ctx, 20*time.Minute)
-	defer cancel()
+// handler serves the client and the page, for the test.
+func handler() http.Handler { return benchpage.Handler(page()) }
 
+func run(cfg config, out string) error {
 	started := time.Now()
-	results, err := measure(ctx, "http://"+ln.Addr().String(), cfg)
+	var results []result
+	err := benchpage.Run(page(), 20*time.Minute, func(ctx context.Context, base string) (err error) {
+		results, err = measure(ctx, base, cfg)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -139,30 +89,10 @@ func run(cfg config, out string) error {
 	for _, r := range results {
 		fmt.Printf("%-56s  %10.2f  %-5s  %s\n", r.Metric, r.Value, r.Unit, r.Note)
 	}
-	env := map[string]any{
+	return benchpage.WriteJSON(out, map[string]any{
 		"date": time.Now().UTC().Format(time.RFC3339), "cpus": runtime.NumCPU(), "seconds": time.Since(started).Seconds(),
 		"messages": cfg.messages, "chats": cfg.chats, "needles": cfg.needles, "runs": cfg.runs, "results": results,
-	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return err
-	}
-	data, err := json.MarshalIndent(env, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(out, append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	fmt.Printf("(JSON in %s)\n", out)
-	return nil
-}
-
-func call[T any](ctx context.Context, expr string) (T, error) {
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
-	if err != nil {
-		return v, fmt.Errorf("%s: %w", expr, err)
-	}
-	return v, nil
+	})
 }
 
 // heap is the renderer's JavaScript heap in use after a full collection.
@@ -191,15 +121,15 @@ var queries = []struct{ name, q string }{
 func measure(ctx context.Context, base string, cfg config) ([]result, error) {
 	var out []result
 	add := func(metric string, v float64, unit, note string) {
-		out = append(out, result{"search", metric, v, unit, note})
+		out = append(out, result{Scenario: "search", Metric: metric, Value: v, Unit: unit, Note: note})
 	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/bench/index.html")); err != nil {
 		return nil, err
 	}
-	if _, err := call[bool](ctx, `(async () => { window.B = await import('/bench/searchcost.js'); return true; })()`); err != nil {
+	if _, err := benchpage.Call[bool](ctx, `(async () => { window.B = await import('/bench/searchcost.js'); return true; })()`); err != nil {
 		return nil, fmt.Errorf("loading the page's module: %w", err)
 	}
-	filled, err := call[struct{ Chars float64 }](ctx, fmt.Sprintf(`B.fill(%d, %d, %d)`, cfg.messages, cfg.chats, cfg.needles))
+	filled, err := benchpage.Call[struct{ Chars float64 }](ctx, fmt.Sprintf(`B.fill(%d, %d, %d)`, cfg.messages, cfg.chats, cfg.needles))
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +137,7 @@ func measure(ctx context.Context, base string, cfg config) ([]result, error) {
 
 	var reads, builds []float64
 	for range 3 {
-		r, err := call[struct {
+		r, err := benchpage.Call[struct {
 			MS   float64
 			Rows int
 		}](ctx, `B.readAll()`)
@@ -224,7 +154,7 @@ func measure(ctx context.Context, base string, cfg config) ([]result, error) {
 		return nil, err
 	}
 	for range 3 {
-		ms, err := call[float64](ctx, `B.build()`)
+		ms, err := benchpage.Call[float64](ctx, `B.build()`)
 		if err != nil {
 			return nil, err
 		}
@@ -234,24 +164,24 @@ func measure(ctx context.Context, base string, cfg config) ([]result, error) {
 	if err != nil {
 		return nil, err
 	}
-	add("reference: reading every row from IndexedDB, median", median(reads), "ms", "3 runs, pieces of 5,000 rows")
-	add("first search: building the index, median", median(builds), "ms", fmt.Sprintf("3 runs; %.2f× the reference", median(builds)/median(reads)))
+	add("reference: reading every row from IndexedDB, median", benchpage.Median(reads), "ms", "3 runs, pieces of 5,000 rows")
+	add("first search: building the index, median", benchpage.Median(builds), "ms", fmt.Sprintf("3 runs; %.2f× the reference", benchpage.Median(builds)/benchpage.Median(reads)))
 	add("the index in the heap", (after-before)/float64(cfg.messages), "B", "per message, after a collection")
 
 	for _, q := range queries {
-		r, err := call[struct {
+		r, err := benchpage.Call[struct {
 			MS    []float64
 			Total int
 		}](ctx, fmt.Sprintf(`B.query(%q, %d)`, q.q, cfg.runs))
 		if err != nil {
 			return nil, err
 		}
-		add(fmt.Sprintf("query, %s, median", q.name), median(r.MS), "ms", fmt.Sprintf("p90 %.2f ms, %d runs, %d found", percentile(r.MS, 0.9), len(r.MS), r.Total))
+		add(fmt.Sprintf("query, %s, median", q.name), benchpage.Median(r.MS), "ms", fmt.Sprintf("p90 %.2f ms, %d runs, %d found", benchpage.Percentile(r.MS, 0.9), len(r.MS), r.Total))
 		if q.name == "a rare word" {
 			if r.Total != cfg.needles {
 				return nil, fmt.Errorf("the rare word was found in %d messages, not %d", r.Total, cfg.needles)
 			}
-			ref, err := call[struct {
+			ref, err := benchpage.Call[struct {
 				MS    []float64
 				Total int
 			}](ctx, fmt.Sprintf(`B.reference(%q, %d)`, q.q, cfg.runs))
@@ -261,29 +191,13 @@ func measure(ctx context.Context, base string, cfg config) ([]result, error) {
 			if ref.Total != r.Total {
 				return nil, fmt.Errorf("the reference found %d, search.js %d", ref.Total, r.Total)
 			}
-			add("reference: a bare loop over the same texts, median", median(ref.MS), "ms", fmt.Sprintf("the rare word; search.js takes %.2f× it", median(r.MS)/median(ref.MS)))
+			add("reference: a bare loop over the same texts, median", benchpage.Median(ref.MS), "ms", fmt.Sprintf("the rare word; search.js takes %.2f× it", benchpage.Median(r.MS)/benchpage.Median(ref.MS)))
 		}
 	}
-	ms, err := call[[]float64](ctx, fmt.Sprintf(`B.changed(%d)`, min(cfg.runs, cfg.chats)))
+	ms, err := benchpage.Call[[]float64](ctx, fmt.Sprintf(`B.changed(%d)`, min(cfg.runs, cfg.chats)))
 	if err != nil {
 		return nil, err
 	}
-	add("query just after a chat changed, median", median(ms), "ms", fmt.Sprintf("p90 %.2f ms; the chat's %d messages read again first", percentile(ms, 0.9), cfg.messages/cfg.chats))
+	add("query just after a chat changed, median", benchpage.Median(ms), "ms", fmt.Sprintf("p90 %.2f ms; the chat's %d messages read again first", benchpage.Percentile(ms, 0.9), cfg.messages/cfg.chats))
 	return out, nil
-}
-
-func median(xs []float64) float64 { return percentile(xs, 0.5) }
-
-// percentile is the nearest-rank percentile of xs (NaN when empty).
-func percentile(xs []float64, p float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if p == 0.5 && len(s)%2 == 0 {
-		return (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
-	i := int(math.Ceil(p*float64(len(s)))) - 1
-	return s[max(0, min(i, len(s)-1))]
 }
