@@ -18,6 +18,11 @@ let revoked = false; // the relay said this device is revoked
 // {set, updatedAt}, or null when not asked yet. Each GET /api/recovery
 // takes one of the account's 10 fetches an hour, so it is asked once.
 let recovery = null;
+// restoredKey: the recovery key this page restored the account with, kept
+// in memory only until the history import it offers is done
+// (forgetRestoredKey), so that the person does not type it twice.
+/** @type {Uint8Array | null} */
+let restoredKey = null;
 
 // Another tab logged out: this one is logged out too, at once. Another
 // tab heard that this device is revoked: so is this one.
@@ -41,6 +46,7 @@ export function isRevoked() {
 function forget() {
   keys.clear();
   recovery = null;
+  restoredKey = null;
   account = null;
   device = null;
   revoked = false;
@@ -390,6 +396,34 @@ export async function restore(text) {
   await api.reportLinked(device.id);
   recovery = null;
   await keep(got.privateKey, 'restored');
+  restoredKey = key;
+}
+
+// hasRestoredKey reports whether this page restored the account with a
+// recovery key that it still holds for a history import.
+export function hasRestoredKey() {
+  return !!restoredKey;
+}
+
+// restoredRecoveryKey is that key, or null.
+export function restoredRecoveryKey() {
+  return restoredKey;
+}
+
+// forgetRestoredKey forgets it: the import is done, or declined.
+export function forgetRestoredKey() {
+  restoredKey = null;
+}
+
+// checkRecoveryKey parses the recovery key typed and checks that it is
+// the account's: it unwraps the relay's blob to the account key. It
+// returns the key's bytes (for a backup), or throws as restore does.
+export async function checkRecoveryKey(text) {
+  const key = await c.parseRecoveryKey(text);
+  const { blob } = await api.getRecovery();
+  const got = await c.unwrapAccountKey(key, account.username, c.b64decode(blob));
+  if (c.hex(got.publicKey) !== c.hex(account.publicKey)) throw new c.KeyMismatchError();
+  return key;
 }
 
 // isLastLinked reports whether no other live device of the account holds

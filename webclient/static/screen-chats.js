@@ -175,6 +175,8 @@ export function renderListPane(d, { chats, unsent }) {
     d.noticeKey = key;
     const linkedBox = ui.linkedNotice && !ui.resetNotice && !gone ? el('section', { class: 'card notice-card', id: 'linked-notice', role: 'status' },
       el('p', {}, linkedText(ui.linkedNotice)),
+      ui.linkedNotice.how === 'restored' && sync.hasRestoredKey() ? el('p', {}, 'Have a backup of your history? ',
+        el('a', { href: '#/settings', id: 'import-offer', onclick: () => { ui.focusImport = true; } }, 'Import it'), ' with the recovery key you just typed.') : null,
       el('button', { type: 'button', onclick: () => { ui.linkedNotice = false; request('route'); } }, 'Dismiss')) : null;
     const resetBox = ui.resetNotice && !gone ? el('section', { class: 'card notice-card', id: 'reset-notice', role: 'status' },
       el('p', {}, 'Your account key was reset: this is now your only device, and your contacts will see that your key changed. Older messages are gone.'),

@@ -14,6 +14,7 @@
 //   storechat.js   a chat's key, verification, read position, receipts,
 //                  "delete for me"
 //   storefiles.js  attachments' bytes on this device
+//   storeimport.js a history brought from a backup or another device
 
 // ---- the database and the meta records ----
 
@@ -49,3 +50,5 @@ export {
 } from './storechat.js';
 
 export { putFile, keepDownloaded, getFile, setFileFields } from './storefiles.js';
+
+export { importHistory } from './storeimport.js';

@@ -19,6 +19,7 @@
 //   mlsgroups.js, mlschat.js  the chats' MLS groups; sealing and opening
 //                records in them
 //   mlsmembers.js  this account's devices added to and removed from them
+//   history.js   the history as an archive: backups written and read
 // Screens read what is stored through store.js and change it only here.
 
 import * as account from './account.js';
@@ -38,6 +39,7 @@ export { markSeen, markUnread } from './readstate.js';
 export { openChat, acceptKey, safetyCode, setVerified, isDeleted } from './contacts.js';
 export { state as notificationState, enable as enableNotifications, disable as disableNotifications } from './notifications.js';
 export { install as installShell } from './shell.js';
+export { makeBackup, importBackup, hasRestoredKey } from './history.js';
 export { checkMember } from './mlsidentity.js';
 export { checkNow as checkGroupMembers } from './mlsmembers.js';
 export { start as watchDevices, stop as unwatchDevices, devices, known as knownDevices, POLL_MS as DEVICE_POLL_MS } from './devicewatch.js';

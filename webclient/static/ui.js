@@ -27,6 +27,7 @@ export const view = /** @type {HTMLElement} */ (document.getElementById('view'))
  *   leaving: null | Promise<void>,
  *   titles: Map<string, string>,
  *   openAt: null | {chat: string, id: string},
+ *   focusImport: boolean,
  * }}
  */
 export const ui = {
@@ -68,6 +69,9 @@ export const ui = {
   titles: new Map(),
   // openAt: a message found by search, for its chat to open at.
   openAt: null,
+  // focusImport: Settings opens with the focus on Import a backup (the
+  // offer after a restore with the recovery key).
+  focusImport: false,
 };
 
 // show draws a screen's nodes, unless a newer render started since gen.
