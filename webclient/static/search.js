@@ -1,7 +1,8 @@
 // search.js: the search of the messages on this device (docs/storage.md,
 // "Search"). It runs in the page and asks nothing of the relay. The index
 // is in memory only: for each message that shows a text or file names,
-// its id, chat and order key and its text folded (searchtext.js). It is
+// its id, chat and order key and its text folded (searchtext.js), in one
+// list, newest first, so that a search needs no sort. It is
 // read from IndexedDB in pieces the first time a person searches, and
 // kept up to date from then on by the chats that change (changed), each
 // read again when the next search comes. A logout drops it (reset).
@@ -11,8 +12,8 @@ import { fold, terms, matches } from './searchtext.js';
 
 /** @typedef {{id: string, chat: string, sort: number, folded: string}} Entry */
 
-/** @type {Map<string, Entry[]> | null} */
-let byChat = null;
+/** @type {Entry[] | null} every entry, newest first */
+let all = null;
 /** @type {Promise<void> | null} */
 let building = null;
 /** @type {Set<string>} chats changed since they were read */
@@ -20,6 +21,16 @@ const dirty = new Set();
 // epoch changes at each reset: a build or a read under way from before
 // it is not kept.
 let epoch = 0;
+
+/**
+ * newer orders entries newest first: by order key, then by id, as a
+ * chat's order has it (order.js), reversed.
+ * @param {Entry} a
+ * @param {Entry} b
+ */
+function newer(a, b) {
+  return b.sort - a.sort || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}
 
 // PIECE is how many rows a read of the build takes at once: the page
 // stays responsive between pieces, and progress can be shown.
@@ -52,8 +63,9 @@ function entryOf(m) {
  */
 async function build(progress) {
   const mine = epoch;
-  /** @type {Map<string, Entry[]>} */
-  const map = new Map();
+  dirty.clear();
+  /** @type {Entry[]} */
+  const list = [];
   const total = await store.messageCount();
   let after = null;
   let done = 0;
@@ -62,30 +74,37 @@ async function build(progress) {
     if (mine !== epoch) return;
     for (const m of rows) {
       const e = entryOf(m);
-      if (!e) continue;
-      const list = map.get(e.chat);
-      if (list) list.push(e);
-      else map.set(e.chat, [e]);
+      if (e) list.push(e);
     }
     done += rows.length;
     progress(Math.min(done, total), total);
     if (rows.length < PIECE) break;
     after = rows[rows.length - 1].id;
   }
-  byChat = map;
+  all = list.sort(newer);
 }
 
-// refresh reads the chats that changed since they were read again.
+// refresh reads the chats that changed since they were read again: their
+// entries leave the list, and those read now are merged into it in
+// order.
 async function refresh() {
   const mine = epoch;
-  while (dirty.size && byChat) {
+  while (dirty.size && all) {
     const chat = /** @type {string} */ (dirty.values().next().value);
     dirty.delete(chat);
     const rows = await store.getMessages(chat);
-    if (mine !== epoch || !byChat) return;
-    const list = /** @type {Entry[]} */ (rows.map(entryOf).filter(Boolean));
-    if (list.length) byChat.set(chat, list);
-    else byChat.delete(chat);
+    if (mine !== epoch || !all) return;
+    const fresh = /** @type {Entry[]} */ (rows.map(entryOf).filter(Boolean)).sort(newer);
+    const kept = all.filter((e) => e.chat !== chat);
+    /** @type {Entry[]} */
+    const merged = [];
+    let i = 0;
+    let j = 0;
+    while (i < kept.length || j < fresh.length) {
+      if (j >= fresh.length || (i < kept.length && newer(kept[i], fresh[j]) <= 0)) merged.push(kept[i++]);
+      else merged.push(fresh[j++]);
+    }
+    all = merged;
   }
 }
 
@@ -95,7 +114,7 @@ async function refresh() {
  * @param {(done: number, total: number) => void} [progress]
  */
 export async function ready(progress = () => {}) {
-  if (!byChat) {
+  if (!all) {
     if (!building) {
       const b = build(progress).finally(() => {
         if (building === b) building = null;
@@ -118,13 +137,15 @@ export async function search(query, limit, progress) {
   const ts = terms(query);
   if (!ts.length) return { total: 0, found: [], terms: ts };
   await ready(progress);
+  // The list is newest first: the first limit hits are the results.
   /** @type {Entry[]} */
-  const hits = [];
-  for (const list of (byChat || new Map()).values()) {
-    for (const e of list) if (matches(e.folded, ts)) hits.push(e);
+  const found = [];
+  let total = 0;
+  for (const e of all || []) {
+    if (!matches(e.folded, ts)) continue;
+    if (total++ < limit) found.push(e);
   }
-  hits.sort((a, b) => b.sort - a.sort || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-  return { total: hits.length, found: hits.slice(0, limit), terms: ts };
+  return { total, found, terms: ts };
 }
 
 /**
@@ -139,7 +160,7 @@ export function changed(chats) {
 // memory, and the next search reads the store anew.
 export function reset() {
   epoch++;
-  byChat = null;
+  all = null;
   building = null;
   dirty.clear();
 }
