@@ -42,6 +42,9 @@ const (
 	// that receives the message late can still fetch it. Signal keeps
 	// media 45 days.
 	DefaultMaxAge = 45 * 24 * time.Hour
+	// TransferMaxAge is how long an attachment finished for one device
+	// (Fetchers.For) is kept, if that device does not confirm it sooner.
+	TransferMaxAge = time.Hour
 )
 
 // Limits are what a Store enforces.
@@ -122,7 +125,15 @@ func (e *PartError) Error() string {
 type Fetchers struct {
 	To     []string
 	Device string
+	// For is another device of the uploader's account that alone is
+	// waited for: a history handed to a new device. Such an attachment
+	// expires TransferMaxAge after its finish.
+	For string
 }
+
+// ErrUnknownDevice is a Fetchers.For that is not a live device of the
+// uploader's account other than the one finishing.
+var ErrUnknownDevice = errors.New("attachments: the device is no live device of this account")
 
 // UnknownAccountError is a name in Fetchers.To that is no account's.
 type UnknownAccountError struct{ Username string }

@@ -147,13 +147,20 @@ func (p *Postgres) Finish(ctx context.Context, account int64, id []byte, f Fetch
 		if m := missing(a, got); len(m) > 0 {
 			return &IncompleteError{Missing: m}
 		}
-		if f.To != nil {
+		age := p.limits.MaxAge
+		switch {
+		case f.For != "":
+			if err := listOne(ctx, tx, account, id, f); err != nil {
+				return err
+			}
+			age = TransferMaxAge
+		case f.To != nil:
 			if err := list(ctx, tx, account, id, f); err != nil {
 				return err
 			}
 		}
 		a, err = scan(tx.QueryRow(ctx, `UPDATE attachments SET finished_at = $2, expires_at = $3, listed = $4
-			WHERE id = $1 RETURNING `+columns, id, now, now.Add(p.limits.MaxAge), f.To != nil))
+			WHERE id = $1 RETURNING `+columns, id, now, now.Add(age), f.To != nil || f.For != ""))
 		return err
 	})
 	return a, err
@@ -179,6 +186,19 @@ func list(ctx context.Context, tx pgx.Tx, account int64, id []byte, f Fetchers) 
 		WHERE d.revoked_at IS NULL AND d.id <> $4
 		  AND (d.account_id = $2 OR d.account_id IN (SELECT id FROM accounts WHERE username = ANY ($3)))
 		ON CONFLICT DO NOTHING`, id, account, f.To, f.Device)
+	return err
+}
+
+// listOne makes attachment id wait for the device f.For alone, which must
+// be a live device of the uploader's account other than f.Device.
+func listOne(ctx context.Context, tx pgx.Tx, account int64, id []byte, f Fetchers) error {
+	tag, err := tx.Exec(ctx, `INSERT INTO attachment_fetches (attachment_id, device_id)
+		SELECT $1, d.id FROM devices d
+		WHERE d.id = $3 AND d.account_id = $2 AND d.revoked_at IS NULL AND d.id <> $4
+		ON CONFLICT DO NOTHING`, id, account, f.For, f.Device)
+	if err == nil && tag.RowsAffected() == 0 {
+		return ErrUnknownDevice
+	}
 	return err
 }
 

@@ -103,11 +103,11 @@ func (s *Server) finishAttachment(w http.ResponseWriter, r *http.Request, in *ch
 	if err != nil {
 		return err
 	}
-	to, err := parseFinish(in.body, s.cfg.MaxRecipients)
+	to, device, err := parseFinish(in.body, s.cfg.MaxRecipients)
 	if err != nil {
 		return err
 	}
-	a, err := s.attachments.Finish(r.Context(), in.account.ID, id, attachments.Fetchers{To: to, Device: in.device}, s.now())
+	a, err := s.attachments.Finish(r.Context(), in.account.ID, id, attachments.Fetchers{To: to, Device: in.device, For: device}, s.now())
 	if err != nil {
 		return attachmentError(err)
 	}
@@ -216,6 +216,8 @@ func attachmentError(err error) error {
 		return codeAttachmentFinished.err()
 	case errors.Is(err, attachments.ErrAccountGone):
 		return errAccountDeleted
+	case errors.Is(err, attachments.ErrUnknownDevice):
+		return errUnknownDevice
 	case errors.As(err, &tooLarge):
 		return codeAttachmentTooLarge.errorf("an attachment is at most %d bytes on this relay", tooLarge.Max)
 	case errors.As(err, &quota):
@@ -281,32 +283,43 @@ func parseAttachmentSize(data []byte) (int64, error) {
 	return *body.Size, nil
 }
 
-// parseFinish reads the body of POST /api/attachments/:id/finish: empty,
-// or {"to": [usernames]}, at most max of them, each a valid username; a
-// list, even empty, makes the attachment wait for the devices it names
-// (attachments.Fetchers). No list is nil.
-func parseFinish(data []byte, max int) ([]string, error) {
+// parseFinish reads the body of a finish: none (nil lists, no device),
+// {"to": [usernames]}, at most max of them, each a valid username (a
+// list, even empty, makes the attachment wait for the devices it names,
+// attachments.Fetchers), or {"device": a device id}, for a transfer to
+// that one device; not both.
+func parseFinish(data []byte, max int) ([]string, string, error) {
 	if len(data) == 0 {
-		return nil, nil
+		return nil, "", nil
 	}
 	var body struct {
-		To *[]string `json:"to"`
+		To     *[]string `json:"to"`
+		Device *string   `json:"device"`
 	}
 	if err := decodeJSON(data, &body); err != nil {
-		return nil, err
+		return nil, "", err
+	}
+	if body.Device != nil {
+		if body.To != nil {
+			return nil, "", codeBadFinish.err()
+		}
+		if _, err := canonical.ParseULID(*body.Device); err != nil {
+			return nil, "", codeBadFinish.err()
+		}
+		return nil, *body.Device, nil
 	}
 	if body.To == nil {
-		return nil, nil
+		return nil, "", nil
 	}
 	if len(*body.To) > max {
-		return nil, codeTooManyRecipients.errorf("a list in \"to\" names at most %d usernames on this relay", max)
+		return nil, "", codeTooManyRecipients.errorf("a list in \"to\" names at most %d usernames on this relay", max)
 	}
 	for _, u := range *body.To {
 		if !canonical.ValidUsername(u) {
-			return nil, errBadUsername
+			return nil, "", errBadUsername
 		}
 	}
-	return append([]string{}, *body.To...), nil
+	return append([]string{}, *body.To...), "", nil
 }
 
 // parsePartIndex reads a part's index in the path: plain decimal, no sign,

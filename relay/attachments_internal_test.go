@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 
 	"relay/attachments"
@@ -196,28 +197,35 @@ func FuzzParseRange(f *testing.F) {
 }
 
 // TestParseFinish: no body and no "to" are no list; a list, even empty,
-// is one; each refusal has its code.
+// is one; a device is a canonical ULID, alone; each refusal has its code.
 func TestParseFinish(t *testing.T) {
+	const dev = "01KDW6A0000000000000000001"
 	for _, c := range []struct {
-		body string
-		want []string
-		code string
+		body   string
+		want   []string
+		device string
+		code   string
 	}{
-		{``, nil, ""},
-		{`{}`, nil, ""},
-		{`{"to": null}`, nil, ""},
-		{`{"to": []}`, []string{}, ""},
-		{`{"to": ["bob", "carol"]}`, []string{"bob", "carol"}, ""},
-		{`{"to": ["bob", "carol", "dave"]}`, nil, "too_many_recipients"},
-		{`{"to": ["Bob"]}`, nil, "bad_username"},
-		{`{"to": "bob"}`, nil, "bad_json"},
-		{`{"to": [1]}`, nil, "bad_json"},
-		{`{"to": [], "to": []}`, nil, "bad_json"},
-		{`[`, nil, "bad_json"},
+		{``, nil, "", ""},
+		{`{}`, nil, "", ""},
+		{`{"to": null}`, nil, "", ""},
+		{`{"to": []}`, []string{}, "", ""},
+		{`{"to": ["bob", "carol"]}`, []string{"bob", "carol"}, "", ""},
+		{`{"to": ["bob", "carol", "dave"]}`, nil, "", "too_many_recipients"},
+		{`{"to": ["Bob"]}`, nil, "", "bad_username"},
+		{`{"to": "bob"}`, nil, "", "bad_json"},
+		{`{"to": [1]}`, nil, "", "bad_json"},
+		{`{"to": [], "to": []}`, nil, "", "bad_json"},
+		{`[`, nil, "", "bad_json"},
+		{`{"device": "` + dev + `"}`, nil, dev, ""},
+		{`{"device": "` + strings.ToLower(dev) + `"}`, nil, "", "bad_finish"},
+		{`{"device": ""}`, nil, "", "bad_finish"},
+		{`{"device": "` + dev + `", "to": []}`, nil, "", "bad_finish"},
+		{`{"device": 1}`, nil, "", "bad_json"},
 	} {
-		got, err := parseFinish([]byte(c.body), 2)
-		if code := apiCode(t, err); code != c.code || (got == nil) != (c.want == nil) || len(got) != len(c.want) {
-			t.Errorf("%s: %v, %q; want %v, %q", c.body, got, code, c.want, c.code)
+		got, device, err := parseFinish([]byte(c.body), 2)
+		if code := apiCode(t, err); code != c.code || (got == nil) != (c.want == nil) || len(got) != len(c.want) || device != c.device {
+			t.Errorf("%s: %v, %q, %q; want %v, %q, %q", c.body, got, device, code, c.want, c.device, c.code)
 		}
 	}
 }
@@ -225,16 +233,21 @@ func TestParseFinish(t *testing.T) {
 // FuzzParseFinish: a body is refused with a stable code, or gives no list
 // or a list of at most the limit of valid usernames.
 func FuzzParseFinish(f *testing.F) {
-	for _, s := range []string{``, `{}`, `{"to": []}`, `{"to": ["bob"]}`, `{"to": ["Bob"]}`, `{"to": [1]}`, "{\"to\": [\"\xff\"]}"} {
+	for _, s := range []string{``, `{}`, `{"to": []}`, `{"to": ["bob"]}`, `{"to": ["Bob"]}`, `{"to": [1]}`, "{\"to\": [\"\xff\"]}", `{"device": "01KDW6A0000000000000000001"}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		to, err := parseFinish(data, 3)
+		to, device, err := parseFinish(data, 3)
 		if err != nil {
-			if c := apiCode(t, err); c != "bad_json" && c != "bad_username" && c != "too_many_recipients" {
+			if c := apiCode(t, err); c != "bad_json" && c != "bad_username" && c != "too_many_recipients" && c != "bad_finish" {
 				t.Fatalf("%q: %s", data, c)
 			}
 			return
+		}
+		if device != "" {
+			if _, err := canonical.ParseULID(device); err != nil || to != nil {
+				t.Fatalf("%q: device %q with %v", data, device, to)
+			}
 		}
 		if len(to) > 3 {
 			t.Fatalf("%q: %d names", data, len(to))

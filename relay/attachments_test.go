@@ -525,3 +525,69 @@ func TestAttachmentFinishList(t *testing.T) {
 		t.Fatalf("%d devices waited for, want bob's one", n)
 	}
 }
+
+// TestAttachmentForOneDevice: an attachment finished for one other device
+// of the account (a history handed to a new device) waits for that device
+// alone and expires an hour after its finish; another device's
+// confirmation does not count, that device's deletes it. The device must
+// be a live one of the account and not the one finishing (404
+// unknown_device), and well formed (400 bad_finish); a refusal finishes
+// nothing.
+func TestAttachmentForOneDevice(t *testing.T) {
+	s := newTestServer(t)
+	ctx := context.Background()
+	alice := s.register(t, "alice", 3)
+	bob := s.register(t, "bob", 1)
+	data := randomBytes(t, 1000)
+	a, err := alice.device(0).CreateAttachment(ctx, int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := alice.device(0).PutAttachmentPart(ctx, a.ID, 0, data); err != nil {
+		t.Fatal(err)
+	}
+	if err := alice.device(0).Revoke(ctx, alice.device(1).Device); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ device, code string }{
+		{alice.device(0).Device, "unknown_device"},
+		{alice.device(1).Device, "unknown_device"},
+		{bob.device(0).Device, "unknown_device"},
+		{strings.ToLower(alice.device(2).Device), "bad_finish"},
+	} {
+		_, err := alice.device(0).FinishAttachmentForDevice(ctx, a.ID, c.device)
+		wantCode(t, err, c.code)
+	}
+	if n := s.count(t, `SELECT count(*) FROM attachments WHERE finished_at IS NOT NULL`) + s.count(t, `SELECT count(*) FROM attachment_fetches`); n != 0 {
+		t.Fatalf("refused finishes changed %d rows", n)
+	}
+	f, err := alice.device(0).FinishAttachmentForDevice(ctx, a.ID, alice.device(2).Device)
+	if err != nil || !f.Finished {
+		t.Fatalf("%+v, %v", f, err)
+	}
+	if n := s.count(t, `SELECT count(*) FROM attachment_fetches WHERE device_id = $1`, alice.device(2).Device); n != 1 || s.count(t, `SELECT count(*) FROM attachment_fetches`) != 1 {
+		t.Fatal("the attachment does not wait for the new device alone")
+	}
+	if n := s.count(t, `SELECT count(*) FROM attachments WHERE expires_at = finished_at + interval '1 hour'`); n != 1 {
+		t.Fatal("the attachment does not expire an hour after its finish")
+	}
+	// bob knows the id: he may read it (the id is the capability), but
+	// his confirmation, like alice's first device's, crosses nobody off.
+	for _, c := range []*relayclient.Client{bob.device(0), alice.device(0)} {
+		if _, err := c.ReadAttachment(ctx, a.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.AttachmentReceived(ctx, a.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := alice.device(2).ReadAttachment(ctx, a.ID)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("the new device's download: %v", err)
+	}
+	if err := alice.device(2).AttachmentReceived(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = alice.device(2).ReadAttachment(ctx, a.ID)
+	wantCode(t, err, "unknown_attachment")
+}

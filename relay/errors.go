@@ -58,6 +58,7 @@ const (
 	codeBadGroupInfo
 	codeBadAttachment
 	codeBadAttachmentSize
+	codeBadFinish
 	codeBadPart
 	codeClockSkew
 	codeDeviceRequired
@@ -132,6 +133,7 @@ var codes = [numCodes]struct {
 	codeBadGroupInfo:         {"bad_group_info", http.StatusBadRequest, fmt.Sprintf("a GroupInfo is {\"epoch\": an integer from 0 to 2^63-1, \"info\": standard base64 of 1 to %d bytes}", mlsgroup.MaxInfo)},
 	codeBadAttachment:        {"bad_attachment", http.StatusBadRequest, "an attachment id is 22 characters of unpadded base64url encoding 16 bytes"},
 	codeBadAttachmentSize:    {"bad_attachment_size", http.StatusBadRequest, "an attachment is started with {\"size\": its length in bytes, an integer of 1 or more}"},
+	codeBadFinish:            {"bad_finish", http.StatusBadRequest, "an attachment is finished with no body, {\"to\": [usernames]} or {\"device\": the id of another device of your account}"},
 	codeBadPart:              {"bad_part", http.StatusBadRequest, "a part is given by its index, a plain decimal number from 0, and is partSize bytes long but for the last, which holds the rest"},
 	codeClockSkew:            {"clock_skew", http.StatusBadRequest, "the time in the envelope id is too far from the server's time; check the device clock"},
 	codeDeviceRequired:       {"device_required", http.StatusBadRequest, "this request speaks as a device: send its id in the X-Device header"},

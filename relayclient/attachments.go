@@ -65,6 +65,15 @@ func (c *Client) FinishAttachmentFor(ctx context.Context, id string, to []string
 	return out, err
 }
 
+// FinishAttachmentForDevice makes attachment id readable for device, another
+// device of this account, alone, for an hour at most: a history handed to
+// a new device. It goes once that device said it has it.
+func (c *Client) FinishAttachmentForDevice(ctx context.Context, id, device string) (Attachment, error) {
+	var out Attachment
+	err := c.Do(ctx, http.MethodPost, "/api/attachments/"+id+"/finish", map[string]string{"device": device}, &out)
+	return out, err
+}
+
 // AttachmentReceived tells the relay that this device has attachment id
 // and checked it: the relay deletes it once every device it waits for
 // said so.
