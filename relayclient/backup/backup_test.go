@@ -3,11 +3,13 @@ package backup
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/ecdh"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"testing"
 
@@ -43,6 +45,37 @@ type vectors struct {
 	Head        Head    `json:"head"`
 	Lines       int     `json:"lines"`
 	Cases       []vcase `json:"cases"`
+	Transfer    tvector `json:"transfer"`
+}
+
+// tvector is the vectors of the history transfer's bodies: two devices'
+// keys (private scalars, hex), the key from the first to the second, and
+// a body of each kind, with bodies that must not open.
+type tvector struct {
+	FromPriv   string  `json:"fromPriv"`
+	FromPub    string  `json:"fromPub"`
+	ToPriv     string  `json:"toPriv"`
+	ToPub      string  `json:"toPub"`
+	FromDevice string  `json:"fromDevice"`
+	ToDevice   string  `json:"toDevice"`
+	Key        string  `json:"key"`
+	Username   string  `json:"username"`
+	Bodies     []tbody `json:"bodies"`
+	Bad        []tbody `json:"bad"`
+}
+
+type tbody struct {
+	Name     string `json:"name"`
+	ID       string `json:"id"`
+	IV       string `json:"iv"`
+	Kind     int    `json:"kind"`
+	Estimate int64  `json:"estimate,omitempty"`
+	Since    int64  `json:"since,omitempty"`
+	Att      string `json:"attachment,omitempty"` // hex
+	AttKey   string `json:"attachmentKey,omitempty"`
+	Size     int64  `json:"size,omitempty"`
+	Digest   string `json:"digest,omitempty"`
+	Body     string `json:"body"` // base64
 }
 
 func fixed(n int, from byte) []byte {
@@ -147,7 +180,96 @@ func makeVectors(t *testing.T, archive []byte) vectors {
 		t.Fatal(err)
 	}
 	add("a head that counts a message not there", rk, "alice", f)
+	v.Transfer = makeTransfer(t)
 	return v
+}
+
+func makeTransfer(t *testing.T) tvector {
+	t.Helper()
+	from, err := ecdh.P256().NewPrivateKey(fixed(32, 31))
+	if err != nil {
+		t.Fatal(err)
+	}
+	to, err := ecdh.P256().NewPrivateKey(fixed(32, 77))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tv := tvector{FromPriv: hex.EncodeToString(from.Bytes()), ToPriv: hex.EncodeToString(to.Bytes()),
+		FromPub: hex.EncodeToString(from.PublicKey().Bytes()), ToPub: hex.EncodeToString(to.PublicKey().Bytes()),
+		FromDevice: "01KDW6A00000000000000000A1", ToDevice: "01KDW6A00000000000000000B2", Username: "alice"}
+	key, err := TransferKey(from, to.PublicKey().Bytes(), tv.FromDevice, tv.ToDevice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, _ := TransferKey(to, from.PublicKey().Bytes(), tv.FromDevice, tv.ToDevice)
+	if !bytes.Equal(key, back) {
+		t.Fatal("the two devices derive different keys")
+	}
+	tv.Key = hex.EncodeToString(key)
+	ready := Offer{Kind: Ready, Size: 123456, Since: 1764633600000}
+	copy(ready.ID[:], fixed(16, 3))
+	copy(ready.Key[:], fixed(32, 60))
+	copy(ready.Digest[:], fixed(32, 150))
+	for i, o := range []struct {
+		name string
+		o    Offer
+	}{
+		{"coming", Offer{Kind: Coming, Estimate: 5 << 20, Since: 1764633600000}},
+		{"ready", ready},
+		{"stopped", Offer{Kind: Stopped}},
+		{"ask", Offer{Kind: Ask}},
+	} {
+		id := fmt.Sprintf("01KDW6A000000000000000000%d", i)
+		iv := fixed(12, byte(10*i))
+		body, err := SealTransfer(key, iv, id, "alice", o.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := OpenTransfer(key, id, "alice", body)
+		if err != nil || got != o.o {
+			t.Fatalf("%s: %+v, %v", o.name, got, err)
+		}
+		b := tbody{Name: o.name, ID: id, IV: hex.EncodeToString(iv), Kind: int(o.o.Kind), Estimate: o.o.Estimate, Since: o.o.Since, Size: o.o.Size, Body: b64(body)}
+		if o.o.Kind == Ready {
+			b.Att, b.AttKey, b.Digest = hex.EncodeToString(o.o.ID[:]), hex.EncodeToString(o.o.Key[:]), hex.EncodeToString(o.o.Digest[:])
+		}
+		tv.Bodies = append(tv.Bodies, b)
+	}
+	// Bodies that must not open: another envelope id, a kind of no
+	// version, bytes past the kind's, a changed bit, another size.
+	id := tv.Bodies[2].ID
+	aead, _ := gcm(key)
+	raw := func(name string, p []byte) {
+		iv := fixed(12, 99)
+		tv.Bad = append(tv.Bad, tbody{Name: name, ID: id, IV: hex.EncodeToString(iv), Body: b64(aead.Seal(append([]byte{}, iv...), iv, p, transferAAD(id, "alice")))})
+	}
+	p := make([]byte, transferPlain)
+	p[0] = 9
+	raw("an unknown kind", p)
+	p = make([]byte, transferPlain)
+	p[0], p[50] = Stopped, 1
+	raw("bytes past what the kind uses", p)
+	raw("another length", append([]byte{Stopped}, make([]byte, transferPlain)...))
+	good := unb64(t, tv.Bodies[2].Body)
+	tv.Bad = append(tv.Bad, tbody{Name: "another envelope's id", ID: tv.Bodies[1].ID, Body: tv.Bodies[2].Body})
+	flipped := bytes.Clone(good)
+	flipped[40] ^= 1
+	tv.Bad = append(tv.Bad, tbody{Name: "a bit changed", ID: id, Body: b64(flipped)})
+	for _, b := range tv.Bad {
+		if _, err := OpenTransfer(key, b.ID, "alice", unb64(t, b.Body)); !errors.Is(err, ErrTransfer) {
+			t.Fatalf("%s: %v", b.Name, err)
+		}
+	}
+	return tv
+}
+
+func unb64(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // TestVectors: the Go implementation seals the vectors' archive into
@@ -297,4 +419,35 @@ func gzipOf(tb testing.TB, b []byte) []byte {
 		tb.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// FuzzOpenTransfer: any bytes as a transfer body open to ErrTransfer or to
+// an offer of a known kind whose numbers are not negative, never a panic.
+func FuzzOpenTransfer(f *testing.F) {
+	data, err := os.ReadFile(vectorsFile)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var v vectors
+	if err := json.Unmarshal(data, &v); err != nil {
+		f.Fatal(err)
+	}
+	for _, b := range append(v.Transfer.Bodies, v.Transfer.Bad...) {
+		raw, _ := base64.StdEncoding.DecodeString(b.Body)
+		f.Add(raw)
+	}
+	key, _ := hex.DecodeString(v.Transfer.Key)
+	id := v.Transfer.Bodies[0].ID
+	f.Fuzz(func(t *testing.T, body []byte) {
+		o, err := OpenTransfer(key, id, "alice", body)
+		if err != nil {
+			if !errors.Is(err, ErrTransfer) {
+				t.Fatal(err)
+			}
+			return
+		}
+		if used(o.Kind) < 0 || o.Size < 0 || o.Since < 0 || o.Estimate < 0 {
+			t.Fatalf("%+v", o)
+		}
+	})
 }

@@ -207,3 +207,90 @@ export async function readArchive(archive) {
   if (n.chats !== head.chats || n.messages !== head.messages || n.files !== head.files) throw new BackupError('damaged_backup', 'the counts differ from the head');
   return { head, lines };
 }
+
+// ---- the history transfer's bodies (docs/crypto.md, "History transfer") ----
+
+export const TRANSFER_BODY_SIZE = 128;
+const TRANSFER_PLAIN = 100;
+export const COMING = 1;
+export const READY = 2;
+export const STOPPED = 3;
+export const ASK = 4;
+const USED = { [COMING]: 17, [READY]: 97, [STOPPED]: 1, [ASK]: 1 };
+
+/**
+ * @typedef {{kind: number, estimate?: number, since?: number, id?: Uint8Array, key?: Uint8Array, size?: number, digest?: Uint8Array}} Offer
+ */
+
+/** isTransfer reports whether a body has a transfer body's size. */
+export function isTransfer(/** @type {Uint8Array} */ body) {
+  return body.length === TRANSFER_BODY_SIZE;
+}
+
+/** @param {string} id @param {string} username */
+function transferAAD(id, username) {
+  return te.encode(`relay/v1 history\u0000${id}\u0000${username}`);
+}
+
+/**
+ * sealTransfer seals offer for the envelope id of username under the
+ * transfer key (crypto.historyKeyBytes).
+ * @param {Uint8Array} keyBytes
+ * @param {Uint8Array} iv
+ * @param {string} id
+ * @param {string} username
+ * @param {Offer} o
+ */
+export async function sealTransfer(keyBytes, iv, id, username, o) {
+  if (!USED[o.kind]) throw new Error('no such kind of transfer body');
+  const p = new Uint8Array(TRANSFER_PLAIN);
+  const v = new DataView(p.buffer);
+  p[0] = o.kind;
+  if (o.kind === COMING) {
+    v.setBigUint64(1, BigInt(o.estimate || 0));
+    v.setBigUint64(9, BigInt(o.since || 0));
+  } else if (o.kind === READY) {
+    p.set(/** @type {Uint8Array} */ (o.id), 1);
+    p.set(/** @type {Uint8Array} */ (o.key), 17);
+    v.setBigUint64(49, BigInt(o.size || 0));
+    p.set(/** @type {Uint8Array} */ (o.digest), 57);
+    v.setBigUint64(89, BigInt(o.since || 0));
+  }
+  const key = await subtle.importKey('raw', /** @type {Uint8Array<ArrayBuffer>} */ (keyBytes), 'AES-GCM', false, ['encrypt']);
+  const ct = new Uint8Array(await subtle.encrypt({ name: 'AES-GCM', iv: /** @type {Uint8Array<ArrayBuffer>} */ (iv), additionalData: transferAAD(id, username) }, key, p));
+  const out = new Uint8Array(iv.length + ct.length);
+  out.set(iv);
+  out.set(ct, iv.length);
+  return out;
+}
+
+/**
+ * openTransfer opens a transfer body: its size, its tag, a known kind and
+ * zeros past what the kind uses; else it throws.
+ * @param {Uint8Array} keyBytes
+ * @param {string} id
+ * @param {string} username
+ * @param {Uint8Array} body
+ * @returns {Promise<Offer>}
+ */
+export async function openTransfer(keyBytes, id, username, body) {
+  if (!isTransfer(body)) throw new Error('not a transfer body');
+  const key = await subtle.importKey('raw', /** @type {Uint8Array<ArrayBuffer>} */ (keyBytes), 'AES-GCM', false, ['decrypt']);
+  let p;
+  try {
+    p = new Uint8Array(await subtle.decrypt({ name: 'AES-GCM', iv: /** @type {Uint8Array<ArrayBuffer>} */ (body.subarray(0, 12)), additionalData: transferAAD(id, username) }, key, /** @type {Uint8Array<ArrayBuffer>} */ (body.subarray(12))));
+  } catch {
+    throw new Error('not a transfer body');
+  }
+  const n = USED[p[0]];
+  if (!n || p.subarray(n).some((x) => x !== 0)) throw new Error('not a transfer body');
+  const v = new DataView(p.buffer);
+  const num = (/** @type {number} */ at) => {
+    const x = v.getBigUint64(at);
+    if (x > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error('not a transfer body');
+    return Number(x);
+  };
+  if (p[0] === COMING) return { kind: COMING, estimate: num(1), since: num(9) };
+  if (p[0] === READY) return { kind: READY, id: p.slice(1, 17), key: p.slice(17, 49), size: num(49), digest: p.slice(57, 89), since: num(89) };
+  return { kind: p[0] };
+}

@@ -142,6 +142,13 @@ export async function openGroupInfo(key, gid, epoch, blob) {
   return unpad(await openRaw(key, groupInfoAAD(gid, epoch), blob)).slice();
 }
 
+// historyKeyBytes derives the key of a history transfer's bodies from
+// device fromDevice to device toDevice (docs/crypto.md, "History
+// transfer"; archive.js seals them).
+export async function historyKeyBytes(priv, theirDevicePubRaw, fromDevice, toDevice) {
+  return hkdf(await ecdhBits(priv, theirDevicePubRaw), `relay/v1 history\u0000${fromDevice}\u0000${toDevice}`);
+}
+
 export async function linkKeyBytes(priv, theirDevicePubRaw, fromDevice, toDevice) {
   return hkdf(await ecdhBits(priv, theirDevicePubRaw), `relay/v1 link\u0000${fromDevice}\u0000${toDevice}`);
 }
