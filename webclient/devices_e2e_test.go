@@ -258,7 +258,7 @@ func TestDevicesToldApart(t *testing.T) {
 	}
 	fitsWidths(laptop, "devices-waiting")
 	laptop.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`.device[data-id="%s"] .approve-btn`, phoneID))))
-	phone.waitFor("the phone to say it is linked", `document.getElementById('linked-notice') && document.getElementById('linked-notice').textContent.includes('Older messages stay on your other devices')`)
+	phone.waitFor("the phone to say it is linked", `document.getElementById('linked-notice') && document.getElementById('linked-notice').textContent.includes('can send it your history')`)
 	fitsWidths(phone, "linked-notice")
 	if !eval[bool](phone, `document.getElementById('nav-devices').checkVisibility()`) {
 		t.Fatal("the header has no links once the phone is linked")

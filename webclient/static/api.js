@@ -86,6 +86,7 @@ export const startAttachment = (size) => call('POST', '/api/attachments', { size
 export const attachmentParts = (id) => call('GET', '/api/attachments/' + id + '/parts');
 export const putAttachmentPart = (id, n, bytes, signal) => request('PUT', '/api/attachments/' + id + '/parts/' + n, { raw: bytes, signal });
 export const finishAttachment = (id, to) => call('POST', '/api/attachments/' + id + '/finish', { to });
+export const finishAttachmentFor = (id, device) => call('POST', '/api/attachments/' + id + '/finish', { device });
 export const deleteAttachment = (id) => call('DELETE', '/api/attachments/' + id);
 export const attachmentReceived = (id) => call('POST', '/api/attachments/' + id + '/received');
 export const downloadAttachment = (id, from, signal) =>

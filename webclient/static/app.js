@@ -22,6 +22,7 @@ import { devicesScreen, devicesChanged } from './screen-devices.js';
 import { settingsScreen } from './screen-settings.js';
 import { leave } from './screen-leave.js';
 import * as search from './search.js';
+import { renderHistoryBanner } from './screen-transfer.js';
 
 const nav = document.getElementById('nav');
 const meBox = document.getElementById('me-box');
@@ -167,6 +168,7 @@ function startSession() {
   route();
   renderBar();
   renderPurge();
+  renderHistoryBanner();
 }
 
 // loggedOut clears the screens: a logout in this tab or in another tab of
@@ -194,6 +196,7 @@ function loggedOut(why) {
   markScreen('auth');
   renderBar();
   renderPurge();
+  renderHistoryBanner();
   authScreen(loggedOutTexts[why] || '');
 }
 
@@ -211,6 +214,7 @@ sync.subscribe(async (ev) => {
   if (ev.type === 'changed') search.changed(ev.chats);
   if (ev.type === 'account') search.reset();
   if (ev.type === 'devices') devicesChanged(ev);
+  if (ev.type === 'history' || ev.type === 'devices' || ev.type === 'linked') renderHistoryBanner();
   if (ev.type === 'conn') renderBar();
   if (ev.type === 'purge') renderPurge();
   if (ev.type === 'account') {

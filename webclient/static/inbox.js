@@ -18,6 +18,8 @@ import { flushReceipts } from './receipts.js';
 import * as mlschat from './mlschat.js';
 import { isGroup, changeText, mentions } from './groupmeta.js';
 import * as groupchat from './groupchat.js';
+import { isTransfer } from './archive.js';
+import { transferBody } from './historyxfer.js';
 import { onBatch, isCurrent, currentSource, opened, setConn, openStream, ackWritten } from './stream.js';
 
 // Messages waiting to decrypt are tried again after this, doubling up to
@@ -128,6 +130,8 @@ async function decrypt(env, b = null) {
     }
   }
   if (!account.isLinked()) return { kind: 'skip' };
+  // A history transfer between two devices of the account (historyxfer.js).
+  if (self && isTransfer(body)) return transferBody(env, body, fromDeviceKey);
   const chat = env.from === me.username ? env.to : env.from;
   const dir = env.from === me.username ? 'out' : 'in';
   const base = { id: env.id, chat, from: env.from, fromDevice: env.fromDevice, to: env.to, dir, ts: env.ts, sort: env.ts, seq: env.seq, status: dir === 'out' ? 'sent' : 'received' };
@@ -437,9 +441,10 @@ async function processLinked(batch, b) {
   let changed = new Set();
   let receipts = false;
   let forged = [];
+  let history = false;
   if (results.length || last !== cursor.lastSeq || epoch !== cursor.epoch || lost) {
     let kept;
-    ({ changed, noticed: kept, receipts, forged } = await store.storeBatch(results, { lastSeq: last, epoch }, lost, account.me(), await b.writes()));
+    ({ changed, noticed: kept, receipts, forged, history } = await store.storeBatch(results, { lastSeq: last, epoch }, lost, account.me(), await b.writes()));
     b.release();
     b.written();
     noticed = noticed || kept;
@@ -456,6 +461,7 @@ async function processLinked(batch, b) {
   if (ackTo > 0 && isCurrent(src)) ackWritten(ackTo, epoch);
   if (changed.size) notify({ type: 'changed', chats: [...changed] });
   if (noticed) notify({ type: 'purge' });
+  if (history) notify({ type: 'history' });
   if (receipts) flushReceipts();
   if (rotated) retryWaiting();
   else if (results.some((r) => r.kind === 'message' && r.msg.waiting) || b.keptWelcomes()) scheduleRetry();

@@ -160,7 +160,7 @@ function chatListKey(e) {
 // recovery key, only another linked device can, if there is one.
 /** @param {{how: string, others?: boolean}} n */
 function linkedText({ how, others }) {
-  if (how !== 'restored') return 'This device is linked to your account: you can read and send messages here. Older messages stay on your other devices.';
+  if (how !== 'restored') return 'This device is linked to your account: you can read and send messages here. The device that approved it can send it your history; older messages stay on your other devices otherwise.';
   return 'Your account is restored on this browser: you can read and send messages here. Messages from before this browser was added are not on it' +
     (others === true ? ': they stay on your other devices.' : others === false ? ', and no other device of yours holds them.' : '.');
 }

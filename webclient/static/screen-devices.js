@@ -7,6 +7,7 @@ import { el, ask, confirmDialog } from './dom.js';
 import { passwordForm } from './passwordform.js';
 import { ui, show, revoked } from './ui.js';
 import { leave } from './screen-leave.js';
+import { offerHistory } from './screen-transfer.js';
 
 // The account's devices come from devicewatch.js (through sync): the
 // banner of waiting devices and the Devices screen follow its events;
@@ -118,6 +119,8 @@ export async function devicesScreen(known) {
           try {
             await sync.approve(d);
             msg.textContent = 'Account key sent. The device continues by itself.';
+            // The new device starts empty: this one offers its history.
+            await offerHistory(d);
           } catch (ex) {
             msg.textContent = 'Could not send the key: ' + ex.message + ' Press Approve again.';
             e.target.disabled = false;

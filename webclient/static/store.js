@@ -18,7 +18,7 @@
 
 // ---- the database and the meta records ----
 
-export { NoDatabase, getMeta, hadAccount, clearAll, startDevice, setAccount, setPurgeNotice, rewind, setPrefs, keepMLSIdentity, keepGroups } from './storedb.js';
+export { NoDatabase, getMeta, hadAccount, clearAll, startDevice, setAccount, setPurgeNotice, rewind, setPrefs, keepMLSIdentity, keepGroups, setHistoryState } from './storedb.js';
 
 // ---- reads ----
 

@@ -50,6 +50,7 @@ function addToChat(ch, m, pub) {
 // It returns the chats that changed and whether the notice was kept.
 export async function storeBatch(results, cursor, notice, me, groups = { puts: [], deletes: [], dropKeyPackages: [] }) {
   const changed = new Set();
+  let history = false;
   const t = await tx(['meta', 'messages', 'chats', 'files'], 'readwrite');
   const ms = t.objectStore('messages');
   const cs = t.objectStore('chats');
@@ -79,6 +80,16 @@ export async function storeBatch(results, cursor, notice, me, groups = { puts: [
         ignored.forged++;
         forged.push(r.rec.type);
       }
+    } else if (r.kind === 'history') {
+      // A history transfer's body (historyxfer.js): kept with the batch's
+      // cursor, so that it is acted on even if the page closes now. A
+      // request for it again waits in its own record.
+      const k = r.offer.kind === 4 ? 'historyAsk' : 'historyIn';
+      const cur = (await req(meta.get(k))) || null;
+      // Only a newer envelope (ids are in time order) replaces what is
+      // kept: a replay does not start a finished transfer again.
+      if (!cur || r.offer.envelope > cur.v.envelope) meta.put({ k, v: r.offer });
+      history = true;
     } else if (r.kind === 'invalid') {
       ignored.invalid++;
     } else if (r.kind === 'read') {
@@ -110,7 +121,7 @@ export async function storeBatch(results, cursor, notice, me, groups = { puts: [
     }
   }
   await done(t);
-  return { changed, noticed, receipts: delivered.size > 0, forged };
+  return { changed, noticed, receipts: delivered.size > 0, forged, history };
 }
 
 // resolveWaiting replaces messages that were waiting to decrypt, each

@@ -35,6 +35,11 @@
 //              send to the chat's other person, not yet accepted
 //   meta 'prefs' {readReceipts}: this device's settings
 //   meta 'ignored' {forged, invalid}: records not applied (docs/crypto.md)
+//   meta 'historyIn' {state, from, envelope, at, ...}: the latest history
+//              transfer to this device (historyxfer.js): coming, ready
+//              (with the archive's key, until it is taken), stopped,
+//              asked, done or failed; 'historyAsk' {from, envelope, at}:
+//              another device asks this one for the history again
 //   meta 'mls' {device, accountKey, identity, signaturePublicKey,
 //              signaturePrivateKey, published}: this device's MLS identity
 //              (mlsidentity.js, ADR 0100), certified by accountKey
@@ -289,6 +294,20 @@ export async function keepMLSIdentity(identity, keyPackages = []) {
   if (keyPackages.length) {
     const kept = await req(ms.get('keyPackages'));
     ms.put({ k: 'keyPackages', v: [...(kept ? kept.v : []), ...keyPackages] });
+  }
+  await done(t);
+}
+
+// setHistoryState writes the record k ('historyIn', 'historyAsk') of a
+// history transfer (historyxfer.js), unless a newer envelope's replaced
+// it meanwhile; null deletes it.
+export async function setHistoryState(k, v, envelope) {
+  const t = await tx(['meta'], 'readwrite');
+  const ms = t.objectStore('meta');
+  const cur = await req(ms.get(k));
+  if (!cur || cur.v.envelope === envelope) {
+    if (v) ms.put({ k, v });
+    else ms.delete(k);
   }
   await done(t);
 }
