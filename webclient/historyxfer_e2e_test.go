@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/chromedp"
 )
 
@@ -146,3 +147,45 @@ func TestHistoryToANewDevice(t *testing.T) {
 
 // historyHere is a condition: the banner says the history arrived.
 const historyHere = `(() => { const e = document.getElementById('history-in'); return !!e && e.textContent.startsWith('Your history from ') && e.textContent.includes(' is here: '); })()`
+
+// TestHistoryAskAgain: the laptop's tab that sends the history is closed
+// in the middle of its upload (held back, then the tab goes). The phone,
+// told the history is coming, says after a while (its clock moved on two
+// minutes) that the laptop may have closed, and offers Ask again; asking,
+// it says so. The laptop's other tab shows the request with Send
+// history…, sends everything, and the phone gets it.
+func TestHistoryAskAgain(t *testing.T) {
+	r := startRelay(t)
+	p, laptop := r.newProfile(t)
+	laptop.register("alice")
+	laptop.openChat("alice")
+	laptop.send("une note à garder")
+	laptop.waitMessage("une note à garder")
+
+	// The tab that approves and sends, whose uploads never get through.
+	ctx2, closeTab := p.NewTab(t)
+	sender := r.openTab(t, ctx2)
+	sender.waitFor("the chat list in the second tab", `document.getElementById('new-chat-username')`)
+	if _, err := chromedp.Call(ctx2, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/api/attachments/*/parts/*"}}}); err != nil {
+		t.Fatal(err)
+	}
+	phone := linkWithHistory(t, r, sender, "history-all", nil)
+	phone.waitFor("the history announced", `(document.getElementById('history-in') || {}).textContent && document.getElementById('history-in').textContent.includes('is preparing your history')`)
+	sender.waitFor("the upload under way", `(document.getElementById('history-send') || {}).textContent && document.getElementById('history-send').textContent.includes('uploading')`)
+	closeTab()
+
+	eval[chromedp.Void](phone, `(() => { const now = Date.now.bind(Date); Date.now = () => now() + 120000; })()`)
+	phone.waitFor("the phone says the laptop may have closed", `(document.getElementById('history-in') || {}).textContent && document.getElementById('history-in').textContent.includes('may have closed') && document.getElementById('history-ask-again')`)
+	checkScreen(phone, "history-stalled")
+	phone.do(chromedp.Click(chromedp.ID("history-ask-again")))
+	phone.waitFor("the phone says it asked", `(document.getElementById('history-in') || {}).textContent && document.getElementById('history-in').textContent.startsWith('Asked ')`)
+
+	laptop.waitFor("the request on the laptop", `document.getElementById('history-resend')`)
+	laptop.do(chromedp.Click(chromedp.ID("history-resend")))
+	laptop.waitFor("the offer again", `document.getElementById('history-all')`)
+	laptop.do(chromedp.Click(chromedp.ID("history-all")))
+	phone.waitFor("the history from the laptop", historyHere)
+	if got := storedTexts(phone, "alice"); len(got) != 1 || got[0] != "une note à garder" {
+		t.Fatalf("notes to self on the phone: %q", got)
+	}
+}
