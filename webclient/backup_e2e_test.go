@@ -110,8 +110,10 @@ func TestBackupRestoresHistory(t *testing.T) {
 	// A mistyped key (its check character catches it) writes nothing.
 	eval[chromedp.Void](alice, `location.hash = '#/settings'`)
 	alice.waitFor("the backup form", `document.getElementById('backup-key')`)
+	// The check character itself changed: always caught (a change
+	// elsewhere slips past it once in 32).
 	typo := []byte(key)
-	typo[0] = map[bool]byte{true: 'B', false: 'A'}[typo[0] == 'A']
+	typo[len(typo)-1] = map[bool]byte{true: 'B', false: 'A'}[typo[len(typo)-1] == 'A']
 	alice.do(chromedp.SetValue(chromedp.ID("backup-key"), string(typo)), chromedp.Click(chromedp.ID("backup-go")))
 	alice.waitFor("the typo refused", `document.getElementById('backup-status').textContent.startsWith('No backup was written. This is not a recovery key')`)
 	file := writeBackup(alice, key, dir)
