@@ -114,6 +114,9 @@ func TestHistoryToANewDevice(t *testing.T) {
 		alice.waitFor("bob's message on the laptop", `import('/store.js').then(async (s) => (await s.getMessages('bob')).some((m) => m.text === 'pendant le transfert'))`)
 	})
 	tablet.waitFor("the history from the laptop", historyHere)
+	alice.waitFor("the laptop says it sent it", `(document.getElementById('history-send') || {}).textContent && document.getElementById('history-send').textContent.startsWith('Your history was sent to ')`)
+	alice.do(chromedp.Click(chromedp.ID("history-sent-dismiss")))
+	alice.waitFor("the banner gone", `!document.getElementById('history-banner')`)
 	want = storedOrder(alice, "bob")
 	if got := storedOrder(tablet, "bob"); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("everything on the tablet: %q, want the laptop's %q", got, want)

@@ -64,32 +64,37 @@ export async function transferBody(env, body, deviceKey) {
 const DAY = 24 * 60 * 60 * 1000;
 
 /**
- * estimate is what a transfer from since on would carry: messages, files
- * and about how many bytes (the texts as JSON, gzip taking about two
- * thirds off, and the files' sizes).
+ * estimate is what a transfer of everything, and one from since on,
+ * would carry: messages, files and about how many bytes (the texts as
+ * JSON, gzip taking about two thirds off, and the files' sizes in
+ * base64), in one pass over the store.
  * @param {number} since
  */
 export async function estimate(since) {
-  let messages = 0;
-  let files = 0;
-  let bytes = 0;
+  const all = { messages: 0, files: 0, bytes: 200 };
+  const recent = { messages: 0, files: 0, bytes: 200 };
   let after = null;
   for (;;) {
     const rows = await store.messageRows(after, 5000);
     for (const m of rows) {
-      if (!archived(m) || (m.ts || 0) < since) continue;
-      messages++;
-      bytes += JSON.stringify({ ...m, files: undefined }).length / 3;
+      if (!archived(m)) continue;
+      let bytes = JSON.stringify({ ...m, files: undefined }).length / 3;
+      let files = 0;
       for (const f of m.files || []) {
         if (!f.got) continue;
         files++;
-        bytes += f.size * 1.34; // base64 in the archive
+        bytes += f.size * 1.34;
+      }
+      for (const e of (m.ts || 0) >= since ? [all, recent] : [all]) {
+        e.messages++;
+        e.files += files;
+        e.bytes += Math.round(bytes);
       }
     }
     if (rows.length < 5000) break;
     after = rows[rows.length - 1].id;
   }
-  return { messages, files, bytes: Math.round(bytes) + 200 };
+  return { all, recent };
 }
 
 /** @type {{to: string, name: string, step: string, done: number, total: number, error?: string} | null} */
@@ -98,6 +103,12 @@ let sending = null;
 /** sendState is what the approving device shows of a transfer under way. */
 export function sendState() {
   return sending;
+}
+
+/** dismissSent forgets a transfer this device finished sending, or failed to. */
+export function dismissSent() {
+  if (sending && (sending.step === 'sent' || sending.step === 'failed')) sending = null;
+  moved();
 }
 
 function moved() {
@@ -117,7 +128,7 @@ export async function sendHistory(target, since) {
   moved();
   try {
     const est = await estimate(since);
-    await sendBody(key, { kind: COMING, estimate: est.bytes, since });
+    await sendBody(key, { kind: COMING, estimate: (since ? est.recent : est.all).bytes, since });
     const lines = await archiveLines({ since, progress: (done, total) => { Object.assign(/** @type {any} */ (sending), { done, total }); moved(); } });
     const archive = await writeArchive({ account: /** @type {string} */ (account.me()), made: Date.now(), since }, lines);
     const archiveKey = ac.newKey();

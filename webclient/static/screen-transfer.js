@@ -34,7 +34,7 @@ let offering = null;
  */
 export async function offerHistory(d) {
   const since = sync.since30();
-  const [all, recent] = await Promise.all([sync.estimateHistory(0), sync.estimateHistory(since)]);
+  const { all, recent } = await sync.estimateHistory(since);
   offering = { d, all, recent, since };
   await renderHistoryBanner();
   const b = document.getElementById('history-all');
@@ -82,7 +82,9 @@ async function bannerParts() {
       : s.step === 'uploading' ? `Sending your history to ${s.name}: uploading… ${pct} %`
         : s.step === 'sent' ? `Your history was sent to ${s.name}. It arrives there when ${s.name} is open.`
           : `Your history could not be sent to ${s.name}: ${s.error} Approving again is not needed: ${s.name} can ask again.`;
-    return [el('span', { id: 'history-send' }, text), s.step === 'uploading' || s.step === 'reading' ? el('progress', { max: String(s.total), value: String(s.done), 'aria-label': 'Sending the history' }) : null].filter(Boolean);
+    const busy = s.step === 'uploading' || s.step === 'reading';
+    return [el('span', { id: 'history-send' }, text), ' ', busy ? el('progress', { max: String(s.total), value: String(s.done), 'aria-label': 'Sending the history' })
+      : el('button', { type: 'button', id: 'history-sent-dismiss', onclick: () => sync.dismissHistorySent() }, 'Dismiss')];
   }
   const askRec = await sync.historyAsked();
   if (askRec) {

@@ -41,7 +41,7 @@ export { openChat, acceptKey, safetyCode, setVerified, isDeleted } from './conta
 export { state as notificationState, enable as enableNotifications, disable as disableNotifications } from './notifications.js';
 export { install as installShell } from './shell.js';
 export { makeBackup, importBackup, hasRestoredKey } from './history.js';
-export { sendHistory, estimate as estimateHistory, since30, sendState as historySendState, incoming as historyIncoming, asked as historyAsked, askAgain as askHistoryAgain, dismiss as dismissHistory, receiveProgress as historyProgress } from './historyxfer.js';
+export { sendHistory, estimate as estimateHistory, since30, sendState as historySendState, dismissSent as dismissHistorySent, incoming as historyIncoming, asked as historyAsked, askAgain as askHistoryAgain, dismiss as dismissHistory, receiveProgress as historyProgress } from './historyxfer.js';
 export { checkMember } from './mlsidentity.js';
 export { checkNow as checkGroupMembers } from './mlsmembers.js';
 export { start as watchDevices, stop as unwatchDevices, devices, known as knownDevices, POLL_MS as DEVICE_POLL_MS } from './devicewatch.js';
