@@ -705,3 +705,19 @@ func TestDropAndPaste(t *testing.T) {
 		t.Fatalf("the file is shown as %q", got)
 	}
 }
+
+// sendDroppedFile drops a text file named name holding text on the open
+// chat, as a drag from the desktop would, waits until the tray has it
+// ready, and sends it.
+func sendDroppedFile(tb *tab, name, text string) {
+	tb.t.Helper()
+	eval[chromedp.Void](tb, `(() => {
+	  const dt = new DataTransfer();
+	  dt.items.add(new File([`+js(text)+`], `+js(name)+`, { type: 'text/plain' }));
+	  const chat = document.querySelector('.chat');
+	  chat.dispatchEvent(new DragEvent('dragover', { bubbles: true, cancelable: true, dataTransfer: dt }));
+	  chat.dispatchEvent(new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer: dt }));
+	})()`)
+	tb.waitFor("the file in the tray, ready", `document.querySelectorAll('#attach-tray .tray-item').length === 1 && ![...document.querySelectorAll('#attach-tray .tray-size')].some((e) => e.textContent === 'preparing…')`)
+	tb.do(chromedp.Click(chromedp.ID("send-btn")))
+}

@@ -84,15 +84,7 @@ func TestBackupRestoresHistory(t *testing.T) {
 
 	alice.openChat("bob")
 	alice.send("Bonjour bob, voici la liste")
-	eval[chromedp.Void](alice, `(() => {
-	  const dt = new DataTransfer();
-	  dt.items.add(new File(['eggs, flour, milk'], 'liste.txt', { type: 'text/plain' }));
-	  const chat = document.querySelector('.chat');
-	  chat.dispatchEvent(new DragEvent('dragover', { bubbles: true, cancelable: true, dataTransfer: dt }));
-	  chat.dispatchEvent(new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer: dt }));
-	})()`)
-	alice.waitFor("the file in the tray, ready", `document.querySelectorAll('#attach-tray .tray-item').length === 1 && ![...document.querySelectorAll('#attach-tray .tray-size')].some((e) => e.textContent === 'preparing…')`)
-	alice.do(chromedp.Click(chromedp.ID("send-btn")))
+	sendDroppedFile(alice, "liste.txt", "eggs, flour, milk")
 	bob.openChat("alice")
 	bob.waitFor("alice's file", fileShown)
 	bob.send("Salut alice, merci")

@@ -56,15 +56,7 @@ func TestHistoryToANewDevice(t *testing.T) {
 	bob.waitMessage("Le rendez-vous est à dix heures")
 	bob.send("Parfait, à demain")
 	alice.waitMessage("Parfait, à demain")
-	eval[chromedp.Void](alice, `(() => {
-	  const dt = new DataTransfer();
-	  dt.items.add(new File(['the agenda of the meeting'], 'agenda.txt', { type: 'text/plain' }));
-	  const chat = document.querySelector('.chat');
-	  chat.dispatchEvent(new DragEvent('dragover', { bubbles: true, cancelable: true, dataTransfer: dt }));
-	  chat.dispatchEvent(new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer: dt }));
-	})()`)
-	alice.waitFor("the file in the tray, ready", `document.querySelectorAll('#attach-tray .tray-item').length === 1 && ![...document.querySelectorAll('#attach-tray .tray-size')].some((e) => e.textContent === 'preparing…')`)
-	alice.do(chromedp.Click(chromedp.ID("send-btn")))
+	sendDroppedFile(alice, "agenda.txt", "the agenda of the meeting")
 	alice.openChat("alice")
 	alice.send("notes du laptop")
 	alice.waitMessage("notes du laptop")

@@ -55,15 +55,7 @@ func TestSearch(t *testing.T) {
 	bob.openChat("alice")
 	bob.waitMessage("filler 29")
 	bob.send("Let's meet at the ÉCOLE")
-	eval[chromedp.Void](bob, `(() => {
-	  const dt = new DataTransfer();
-	  dt.items.add(new File(['my experience'], 'Résumé 2026.txt', { type: 'text/plain' }));
-	  const chat = document.querySelector('.chat');
-	  chat.dispatchEvent(new DragEvent('dragover', { bubbles: true, cancelable: true, dataTransfer: dt }));
-	  chat.dispatchEvent(new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer: dt }));
-	})()`)
-	bob.waitFor("the file in the tray, ready", `document.querySelectorAll('#attach-tray .tray-item').length === 1 && ![...document.querySelectorAll('#attach-tray .tray-size')].some((e) => e.textContent === 'preparing…')`)
-	bob.do(chromedp.Click(chromedp.ID("send-btn")))
+	sendDroppedFile(bob, "Résumé 2026.txt", "my experience")
 	alice.waitMessage("Let's meet at the ÉCOLE")
 	alice.waitFor("bob's file", `[...document.querySelectorAll('#messages .msg .file-name')].some((e) => e.textContent.includes('Résumé 2026.txt'))`)
 	alice.openChat("alice")
