@@ -13,6 +13,7 @@ import * as c from './crypto.js';
 import * as account from './account.js';
 import * as ac from './attachcrypto.js';
 import { ulid } from './ulid.js';
+import { sealParts } from './transfer.js';
 import { notify, subscribe, isOwner } from './election.js';
 import { archiveLines, archived } from './history.js';
 import { writeArchive, readArchive, sealTransfer, openTransfer, COMING, READY, STOPPED, ASK } from './archive.js';
@@ -153,34 +154,14 @@ export async function sendHistory(target, since) {
  * @param {string} device
  */
 async function upload(archive, raw, device) {
-  const n = archive.size;
-  const total = ac.sealedSize(n);
-  const a = await api.startAttachment(total);
-  const key = await ac.importKey(raw);
-  const digest = new ac.Digest();
-  let part = new Uint8Array(Math.min(a.partSize, total));
-  let fill = 0;
-  let index = 0;
-  for (let i = 0; i < ac.chunks(n); i++) {
-    const sealed = await ac.sealChunk(key, i, n, await ac.plainChunk(archive, i));
-    await digest.add(sealed);
-    for (let at = 0; at < sealed.length;) {
-      const k = Math.min(sealed.length - at, part.length - fill);
-      part.set(sealed.subarray(at, at + k), fill);
-      fill += k;
-      at += k;
-      if (fill === part.length) {
-        await api.putAttachmentPart(a.id, index, part);
-        /** @type {any} */ (sending).done += fill;
-        moved();
-        index++;
-        fill = 0;
-        part = new Uint8Array(Math.max(0, Math.min(a.partSize, total - index * a.partSize)));
-      }
-    }
-  }
+  const a = await api.startAttachment(ac.sealedSize(archive.size));
+  const put = (/** @type {number} */ index, /** @type {Uint8Array<ArrayBuffer>} */ part) => api.putAttachmentPart(a.id, index, part);
+  const digest = await sealParts(archive, raw, a.partSize, put, (bytes) => {
+    /** @type {any} */ (sending).done += bytes;
+    moved();
+  });
   await api.finishAttachmentFor(a.id, device);
-  return { id: a.id, digest: await digest.done() };
+  return { id: a.id, digest };
 }
 
 // ---- the new device ----

@@ -111,27 +111,46 @@ async function uploadOne(m, f, to) {
       throw new Cancelled();
     }
   }
-  const key = await ac.importKey(unb64url(f.key));
+  const put = async (/** @type {number} */ index, /** @type {Uint8Array<ArrayBuffer>} */ part) => {
+    if (held.has(index)) return;
+    // Cancelled meanwhile: the relay's copy goes too.
+    if (!(await store.getMessage(m.id))) {
+      await api.deleteAttachment(id).catch(() => {});
+      throw new Cancelled();
+    }
+    await api.putAttachmentPart(id, index, part);
+  };
+  const digest = await sealParts(blob, unb64url(f.key), partSize, put, (bytes) => {
+    t.done += bytes;
+    moved(f.ref);
+  });
+  await api.finishAttachment(id, to);
+  const done = await store.setFileFields(m.id, f.ref, { id, digest: b64url(digest) });
+  if (!done) throw new Cancelled();
+  return done;
+}
+
+/**
+ * sealParts seals blob chunk by chunk under the attachment key raw and
+ * cuts the ciphertext into the relay's parts of partSize bytes (the last
+ * one shorter): each goes to put(index, part) in order, then its size to
+ * advance. It returns the attachment's digest. A part at most is held
+ * at a time.
+ * @param {Blob} blob
+ * @param {Uint8Array<ArrayBuffer>} raw
+ * @param {number} partSize
+ * @param {(index: number, part: Uint8Array<ArrayBuffer>) => Promise<unknown>} put
+ * @param {(bytes: number) => void} advance
+ */
+export async function sealParts(blob, raw, partSize, put, advance) {
+  const n = blob.size;
+  const total = ac.sealedSize(n);
+  const key = await ac.importKey(raw);
   const digest = new ac.Digest();
   // The part being filled, and where in the ciphertext it starts.
   let part = new Uint8Array(Math.min(partSize, total));
   let fill = 0;
   let index = 0;
-  const flush = async () => {
-    if (!held.has(index)) {
-      // Cancelled meanwhile: the relay's copy goes too.
-      if (!(await store.getMessage(m.id))) {
-        await api.deleteAttachment(id).catch(() => {});
-        throw new Cancelled();
-      }
-      await api.putAttachmentPart(id, index, part.subarray(0, fill));
-    }
-    t.done += fill;
-    moved(f.ref);
-    index++;
-    fill = 0;
-    part = new Uint8Array(Math.max(0, Math.min(partSize, total - index * partSize)));
-  };
   for (let i = 0; i < ac.chunks(n); i++) {
     const sealed = await ac.sealChunk(key, i, n, await ac.plainChunk(blob, i));
     await digest.add(sealed);
@@ -140,13 +159,16 @@ async function uploadOne(m, f, to) {
       part.set(sealed.subarray(at, at + k), fill);
       fill += k;
       at += k;
-      if (fill === part.length) await flush();
+      if (fill === part.length) {
+        await put(index, part);
+        advance(fill);
+        index++;
+        fill = 0;
+        part = new Uint8Array(Math.max(0, Math.min(partSize, total - index * partSize)));
+      }
     }
   }
-  await api.finishAttachment(id, to);
-  const done = await store.setFileFields(m.id, f.ref, { id, digest: b64url(await digest.done()) });
-  if (!done) throw new Cancelled();
-  return done;
+  return digest.done();
 }
 
 // Why a download failed, in words: state is what its file records.
