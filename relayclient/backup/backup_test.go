@@ -262,6 +262,20 @@ func makeTransfer(t *testing.T) tvector {
 	return tv
 }
 
+// loadVectors reads the vectors on record in testdata/vectors.json.
+func loadVectors(tb testing.TB) vectors {
+	tb.Helper()
+	data, err := os.ReadFile(vectorsFile)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var v vectors
+	if err := json.Unmarshal(data, &v); err != nil {
+		tb.Fatal(err)
+	}
+	return v
+}
+
 func unb64(t *testing.T, s string) []byte {
 	t.Helper()
 	b, err := base64.StdEncoding.DecodeString(s)
@@ -280,14 +294,7 @@ func TestVectors(t *testing.T) {
 	if *update {
 		archive = sampleArchive(t)
 	} else {
-		var old vectors
-		data, err := os.ReadFile(vectorsFile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(data, &old); err != nil {
-			t.Fatal(err)
-		}
+		old := loadVectors(t)
 		archive, miscounted = unb64(t, old.Archive), unb64(t, old.Miscounted)
 	}
 	got, err := json.MarshalIndent(makeVectors(t, archive, miscounted), "", "  ")
@@ -307,8 +314,7 @@ func TestVectors(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Fatal("the code and testdata/vectors.json disagree: run go test ./relayclient/backup -update if the format changed on purpose")
 	}
-	var v vectors
-	_ = json.Unmarshal(want, &v)
+	v := loadVectors(t)
 	wantCodes := map[string]string{"the file itself": "", "another recovery key": "wrong_backup_key", "another account's name": "wrong_backup_key",
 		"cut before its header ends": "not_backup", "another magic": "not_backup", "a version 2": "not_backup", "a bit changed in the header": "wrong_backup_key",
 		"a bit changed in the archive": "damaged_backup", "the archive cut short": "damaged_backup", "an archive that is not gzip": "damaged_backup", "a head that counts a message not there": "damaged_backup"}
@@ -348,14 +354,7 @@ func TestRoundTrip(t *testing.T) {
 // error or to an archive, never a panic; what opens reads to an error or
 // to lines whose counts match the head.
 func FuzzOpen(f *testing.F) {
-	data, err := os.ReadFile(vectorsFile)
-	if err != nil {
-		f.Fatal(err)
-	}
-	var v vectors
-	if err := json.Unmarshal(data, &v); err != nil {
-		f.Fatal(err)
-	}
+	v := loadVectors(f)
 	for _, c := range v.Cases {
 		b, _ := base64.StdEncoding.DecodeString(c.File)
 		f.Add(b)
@@ -376,14 +375,7 @@ func FuzzOpen(f *testing.F) {
 // FuzzReadArchive: any bytes as an archive read to an error or to lines
 // that are each one chat, message or file, as many as the head says.
 func FuzzReadArchive(f *testing.F) {
-	data, err := os.ReadFile(vectorsFile)
-	if err != nil {
-		f.Fatal(err)
-	}
-	var v vectors
-	if err := json.Unmarshal(data, &v); err != nil {
-		f.Fatal(err)
-	}
+	v := loadVectors(f)
 	a, _ := base64.StdEncoding.DecodeString(v.Archive)
 	f.Add(a)
 	f.Add(gzipOf(f, []byte(`{"relay":"history","v":1,"account":"a","chats":1}`+"\n"+`{"chat":{"username":"b"},"msg":{}}`+"\n")))
@@ -432,14 +424,7 @@ func gzipOf(tb testing.TB, b []byte) []byte {
 // FuzzOpenTransfer: any bytes as a transfer body open to ErrTransfer or to
 // an offer of a known kind whose numbers are not negative, never a panic.
 func FuzzOpenTransfer(f *testing.F) {
-	data, err := os.ReadFile(vectorsFile)
-	if err != nil {
-		f.Fatal(err)
-	}
-	var v vectors
-	if err := json.Unmarshal(data, &v); err != nil {
-		f.Fatal(err)
-	}
+	v := loadVectors(f)
 	for _, b := range append(v.Transfer.Bodies, v.Transfer.Bad...) {
 		raw, _ := base64.StdEncoding.DecodeString(b.Body)
 		f.Add(raw)
