@@ -35,6 +35,9 @@ const (
 	// TypeLeave asks a group chat's members to remove its sender's
 	// account; it has no fields.
 	TypeLeave = "leave"
+	// TypeTimer sets how long the chat's messages sent after it last
+	// (Seconds, 0 for ever).
+	TypeTimer = "timer"
 	// TypeUnknown is the Type of a record of a type this client does not
 	// know; its Name is the type the record gives.
 	TypeUnknown = "unknown"
@@ -57,6 +60,9 @@ const (
 	MaxThumb      = 4096  // characters of a placeholder in base64url
 	MaxSide       = 65535 // pixels of a width or a height
 	MaxDuration   = 86400000
+	// MaxTimer is the longest a disappearing message may last, in
+	// seconds: a year. The web client offers 5 minutes to 4 weeks.
+	MaxTimer = 31536000
 )
 
 // File kinds: how a file of a files record is shown.
@@ -88,22 +94,27 @@ type File struct {
 // Record is a parsed record with the fields of its type only, the shape
 // records.js gives:
 //
-//	text:     Text, ReplyTo ("" for none)
-//	files:    Text ("" for no caption), ReplyTo, Files
+//	text:     Text, ReplyTo ("" for none), Expires (0 for none)
+//	files:    Text ("" for no caption), ReplyTo, Files, Expires
 //	edit:     Target, Text
 //	delete:   Target
 //	reaction: Target, Emoji, On
 //	receipt:  Status, IDs
 //	read:     Chat, UpTo, Sort (when HasSort), V, Base (nil when not
-//	          given), IDs (nil when not given, empty when given empty)
+//	          given), IDs (nil when not given, empty when given empty),
+//	          At (when HasAt)
 //	leave:    nothing
+//	timer:    Seconds
 //	unknown:  Name
 //
 // Its author, id and chat are not in it: they come from the envelope. A
 // read position's Base is the newest reading that a "Mark as unread"
 // undid, and its IDs are the late messages seen: those that lay behind the
 // position when they arrived, each once, in the order first given (ADR
-// 0091).
+// 0091). A message's Expires is how many seconds it lasts on a device once
+// read there (on its sender's devices, once sent); a read position's At is
+// when it was read, in Unix milliseconds, from which the messages it reads
+// start to disappear.
 type Record struct {
 	Type    string
 	Name    string
@@ -121,6 +132,10 @@ type Record struct {
 	V       int64
 	Base    *ReadBase
 	Files   []File
+	Expires int64
+	Seconds int64
+	At      int64
+	HasAt   bool
 }
 
 // ReadBase is the order key of a reading: the relay's ts of a message,
@@ -145,8 +160,9 @@ var (
 const NotARecord = "not a record"
 
 // RecordError says which field made a record invalid, with the reason
-// records.js gives: [NotARecord], "text", "replyTo", "files", "target", "emoji",
-// "on", "status", "ids", "chat or upTo" or "base". It never holds a value:
+// records.js gives: [NotARecord], "text", "replyTo", "files", "expires",
+// "target", "emoji", "on", "status", "ids", "chat or upTo", "base" or
+// "seconds". It never holds a value:
 // that is the content of a message.
 type RecordError struct {
 	Field string
@@ -230,6 +246,9 @@ func ParseRecord(b []byte) (Record, error) {
 				return bad("replyTo")
 			}
 		}
+		if r.Expires, ok = readExpires(m["expires"]); !ok {
+			return bad("expires")
+		}
 	case TypeFiles:
 		if v := m["text"]; v.kind != jsonNone && v.kind != jsonNull {
 			if r.Text, ok = str("text"); !ok || !isText(r.Text) {
@@ -243,6 +262,9 @@ func ParseRecord(b []byte) (Record, error) {
 		}
 		if r.Files, ok = readFiles(m["files"]); !ok {
 			return bad("files")
+		}
+		if r.Expires, ok = readExpires(m["expires"]); !ok {
+			return bad("expires")
 		}
 	case TypeEdit:
 		if r.Target, ok = id("target"); !ok {
@@ -311,7 +333,16 @@ func ParseRecord(b []byte) (Record, error) {
 				return bad("ids")
 			}
 		}
+		// at is newer than base: as sort, a value that is not a
+		// non-negative safe integer counts as not given.
+		r.At, r.HasAt = safeInteger(m["at"])
 	case TypeLeave:
+	case TypeTimer:
+		n, ok := safeInteger(m["seconds"])
+		if !ok || n > MaxTimer {
+			return bad("seconds")
+		}
+		r.Seconds = n
 	default:
 		return Record{Type: TypeUnknown, Name: r.Type}, ErrUnknownType
 	}
@@ -414,6 +445,16 @@ func isFileName(s string) bool {
 	return n >= 1 && n <= MaxFileName
 }
 
+// readExpires reads a message's lifetime: left out or null is none (0),
+// else 1 to MaxTimer seconds.
+func readExpires(v jsonValue) (int64, bool) {
+	if v.kind == jsonNone || v.kind == jsonNull {
+		return 0, true
+	}
+	n, ok := safeInteger(v)
+	return n, ok && n >= 1 && n <= MaxTimer
+}
+
 // readIDs reads the ids of a read position: an array of at most MaxIDs
 // ids, each kept once, where it first appears. The bound counts the array
 // as given, before duplicates are dropped, as records.js counts it.
@@ -466,6 +507,9 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		if r.ReplyTo != "" {
 			w.field("replyTo", r.ReplyTo)
 		}
+		if r.Expires != 0 {
+			w.field("expires", r.Expires)
+		}
 	case TypeFiles:
 		if r.Text != "" {
 			w.field("text", r.Text)
@@ -474,6 +518,9 @@ func (r Record) MarshalJSON() ([]byte, error) {
 			w.field("replyTo", r.ReplyTo)
 		}
 		w.field("files", r.Files)
+		if r.Expires != 0 {
+			w.field("expires", r.Expires)
+		}
 	case TypeEdit:
 		w.field("target", r.Target)
 		w.field("text", r.Text)
@@ -499,6 +546,11 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		if r.IDs != nil {
 			w.field("ids", r.IDs)
 		}
+		if r.HasAt {
+			w.field("at", r.At)
+		}
+	case TypeTimer:
+		w.field("seconds", r.Seconds)
 	}
 	return w.end(), nil
 }
@@ -568,6 +620,12 @@ func DeleteRecord(target string) ([]byte, error) {
 // target is there (on) or not.
 func ReactionRecord(target, emoji string, on bool) ([]byte, error) {
 	return build(Record{Type: TypeReaction, Target: target, Emoji: emoji, On: on})
+}
+
+// TimerRecord sets how long the chat's messages sent after it last, in
+// seconds: 0 for ever, at most [MaxTimer].
+func TimerRecord(seconds int64) ([]byte, error) {
+	return build(Record{Type: TypeTimer, Seconds: seconds})
 }
 
 // ReceiptRecord says that the messages ids were delivered to or read by

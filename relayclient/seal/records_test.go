@@ -82,7 +82,8 @@ func normal(r Record) json.RawMessage {
 			Type    string  `json:"type"`
 			Text    string  `json:"text"`
 			ReplyTo *string `json:"replyTo"`
-		}{r.Type, r.Text, reply}
+			Expires *int64  `json:"expires,omitempty"`
+		}{r.Type, r.Text, reply, expiresOf(r)}
 	case TypeFiles:
 		var text, reply *string
 		if r.Text != "" {
@@ -118,7 +119,8 @@ func normal(r Record) json.RawMessage {
 			Text    *string `json:"text"`
 			ReplyTo *string `json:"replyTo"`
 			Files   []file  `json:"files"`
-		}{r.Type, text, reply, files}
+			Expires *int64  `json:"expires,omitempty"`
+		}{r.Type, text, reply, files, expiresOf(r)}
 	case TypeEdit:
 		v = struct {
 			Type   string `json:"type"`
@@ -158,6 +160,10 @@ func normal(r Record) json.RawMessage {
 		if r.IDs != nil {
 			ids = &r.IDs
 		}
+		var at *int64
+		if r.HasAt {
+			at = &r.At
+		}
 		v = struct {
 			Type string    `json:"type"`
 			Chat string    `json:"chat"`
@@ -166,7 +172,13 @@ func normal(r Record) json.RawMessage {
 			V    int64     `json:"v"`
 			Base *ReadBase `json:"base,omitempty"`
 			IDs  *[]string `json:"ids,omitempty"`
-		}{r.Type, r.Chat, r.UpTo, sort, r.V, r.Base, ids}
+			At   *int64    `json:"at,omitempty"`
+		}{r.Type, r.Chat, r.UpTo, sort, r.V, r.Base, ids, at}
+	case TypeTimer:
+		v = struct {
+			Type    string `json:"type"`
+			Seconds int64  `json:"seconds"`
+		}{r.Type, r.Seconds}
 	case TypeUnknown:
 		v = struct {
 			Type string `json:"type"`
@@ -180,6 +192,15 @@ func normal(r Record) json.RawMessage {
 		panic(err)
 	}
 	return b
+}
+
+// expiresOf is a message's lifetime as records.js gives it: only when it
+// has one.
+func expiresOf(r Record) *int64 {
+	if r.Expires == 0 {
+		return nil
+	}
+	return &r.Expires
 }
 
 // generateRecords makes the records part of the vectors. The results are
@@ -281,6 +302,16 @@ func generateRecords(t testing.TB, ab, aa []byte) recordVectors {
 		{"a read receipt of 100 ids", rec(ReceiptRecord(StatusRead, vectorIDs(100, 100))), Record{Type: TypeReceipt, Status: StatusRead, IDs: vectorIDs(100, 100)}},
 		{"a read position", `{"type":"read","chat":"bob","upTo":"` + id2 + `","sort":1767225600123,"v":2}`, Record{Type: TypeRead, Chat: "bob", UpTo: id2, Sort: 1767225600123, HasSort: true, V: 2}},
 		{"a leave, whose fields are none", `{"type":"leave","extra":1}`, Record{Type: TypeLeave}},
+		{"a message that disappears 5 minutes after it is read", `{"type":"text","text":"Soon gone","expires":300}`, Record{Type: TypeText, Text: "Soon gone", Expires: 300}},
+		{"a message's expires of null is none", `{"type":"text","text":"Kept","expires":null}`, Record{Type: TypeText, Text: "Kept"}},
+		{"a message that lasts a year, the longest", `{"type":"text","text":"x","expires":31536000}`, Record{Type: TypeText, Text: "x", Expires: MaxTimer}},
+		{"expires written as 6e2", `{"type":"text","text":"x","expires":6e2}`, Record{Type: TypeText, Text: "x", Expires: 600}},
+		{"a photo that disappears after a week", filesRec(`"expires":604800,`, fileJSON), Record{Type: TypeFiles, Files: []File{plain}, Expires: 604800}},
+		{"a timer of a day", `{"type":"timer","seconds":86400}`, Record{Type: TypeTimer, Seconds: 86400}},
+		{"a timer turned off", `{"type":"timer","seconds":0}`, Record{Type: TypeTimer}},
+		{"a timer of any length up to a year", `{"type":"timer","seconds":31536000,"extra":"x"}`, Record{Type: TypeTimer, Seconds: MaxTimer}},
+		{"a read position with the time it was read", readRec(`,"at":1767225660000`), Record{Type: TypeRead, Chat: "bob", UpTo: id2, Sort: 1767225600123, HasSort: true, V: 3, At: 1767225660000, HasAt: true}},
+		{"an at that is not a non-negative safe integer counts as not given", readRec(`,"at":"1767225660000"`), read(nil)},
 		{"a read position of an older client: no sort, no v", `{"type":"read","chat":"bob","upTo":"` + id2 + `"}`, Record{Type: TypeRead, Chat: "bob", UpTo: id2}},
 		{"sort and v that are not non-negative safe integers count as not given", `{"type":"read","chat":"bob","upTo":"` + id2 + `","sort":-1,"v":1.5}`, Record{Type: TypeRead, Chat: "bob", UpTo: id2}},
 		{"sort above 2^53-1 is not given, v as a string is 0", `{"type":"read","chat":"bob","upTo":"` + id2 + `","sort":9007199254740992,"v":"3"}`, Record{Type: TypeRead, Chat: "bob", UpTo: id2}},
@@ -365,6 +396,17 @@ func generateRecords(t testing.TB, ab, aa []byte) recordVectors {
 		{"an empty placeholder", filesRec("", withFile(`"thumb":""`)), "files"},
 		{"a placeholder of 4097 characters", filesRec("", withFile(`"thumb":"`+strings.Repeat("A", 4097)+`"`)), "files"},
 		{"a placeholder that is a number", filesRec("", withFile(`"thumb":5`)), "files"},
+		{"an expires of 0", `{"type":"text","text":"hi","expires":0}`, "expires"},
+		{"an expires past a year", `{"type":"text","text":"hi","expires":31536001}`, "expires"},
+		{"an expires of 1.5", `{"type":"text","text":"hi","expires":1.5}`, "expires"},
+		{"an expires as a string", `{"type":"text","text":"hi","expires":"300"}`, "expires"},
+		{"a files record's negative expires", filesRec(`"expires":-300,`, fileJSON), "expires"},
+		{"a timer without seconds", `{"type":"timer"}`, "seconds"},
+		{"a timer of null seconds", `{"type":"timer","seconds":null}`, "seconds"},
+		{"a timer of negative seconds", `{"type":"timer","seconds":-1}`, "seconds"},
+		{"a timer past a year", `{"type":"timer","seconds":31536001}`, "seconds"},
+		{"a timer's seconds as a string", `{"type":"timer","seconds":"300"}`, "seconds"},
+		{"a timer of 1.5 seconds", `{"type":"timer","seconds":1.5}`, "seconds"},
 		{"an edit without a target", `{"type":"edit","text":"hi"}`, "target"},
 		{"an edit to an empty text", `{"type":"edit","target":"` + id1 + `","text":""}`, "text"},
 		{"a deletion whose target is not a string", `{"type":"delete","target":1}`, "target"},
@@ -435,6 +477,9 @@ func generateRecords(t testing.TB, ab, aa []byte) recordVectors {
 	seal("delete", ab, "alice", "bob", rec(DeleteRecord(id1)))
 	seal("reaction", ab, "bob", "alice", rec(ReactionRecord(id1, "👍", true)))
 	seal("reaction removed", ab, "bob", "alice", rec(ReactionRecord(id1, "👍", false)))
+	seal("timer", ab, "alice", "bob", rec(TimerRecord(3600)))
+	withExpiry, _ := Record{Type: TypeText, Text: "Gone in 5 minutes", Expires: 300}.MarshalJSON()
+	seal("disappearing text", ab, "alice", "bob", string(withExpiry))
 	seal("receipt of 1 id", ab, "bob", "alice", rec(ReceiptRecord(StatusDelivered, []string{id1})))
 	seal("receipt of 100 ids", ab, "bob", "alice", rec(ReceiptRecord(StatusRead, vectorIDs(100, 100))))
 	readPos, _ := Record{Type: TypeRead, Chat: "bob", UpTo: id2, Sort: 1767225600123, HasSort: true, V: 1}.MarshalJSON()
@@ -540,6 +585,9 @@ func TestRecordBuilders(t *testing.T) {
 		{"delete", build(DeleteRecord(id)), `{"type":"delete","target":"` + id + `"}`, ""},
 		{"reaction", build(ReactionRecord(id, "👍", false)), `{"type":"reaction","target":"` + id + `","emoji":"👍","on":false}`, ""},
 		{"receipt", build(ReceiptRecord(StatusDelivered, []string{id})), `{"type":"receipt","status":"delivered","ids":["` + id + `"]}`, ""},
+		{"timer", build(TimerRecord(300)), `{"type":"timer","seconds":300}`, ""},
+		{"timer off", build(TimerRecord(0)), `{"type":"timer","seconds":0}`, ""},
+		{"timer past a year", build(TimerRecord(MaxTimer + 1)), "", "seconds"},
 		{"empty text", build(TextRecord("", "")), "", "text"},
 		{"bad reply", build(TextRecord("yes", "x")), "", "replyTo"},
 		{"bad target", build(EditRecord(strings.ToLower(id), "hi")), "", "target"},
@@ -590,7 +638,7 @@ func TestReadRecordJSON(t *testing.T) {
 }
 
 // recordReasons are the reasons records.js gives.
-var recordReasons = map[string]bool{NotARecord: true, "text": true, "replyTo": true, "target": true, "emoji": true, "on": true, "status": true, "ids": true, "chat or upTo": true, "base": true, "files": true}
+var recordReasons = map[string]bool{NotARecord: true, "text": true, "replyTo": true, "target": true, "emoji": true, "on": true, "status": true, "ids": true, "chat or upTo": true, "base": true, "files": true, "expires": true, "seconds": true}
 
 // FuzzParseRecord: no input crashes the parser, every refusal is one of
 // its errors, every record it returns is written and read back the same,

@@ -16,7 +16,11 @@ export const MAX_DEPTH = 32;
 
 // The types this client knows. A record of any other type is kept as it
 // is and read again by a newer client.
-export const KNOWN = ['text', 'files', 'edit', 'delete', 'reaction', 'receipt', 'read', 'leave'];
+export const KNOWN = ['text', 'files', 'edit', 'delete', 'reaction', 'receipt', 'read', 'leave', 'timer'];
+
+// MAX_TIMER is the longest a disappearing message may last, in seconds: a
+// year (the screens offer up to 4 weeks, expiry.js).
+export const MAX_TIMER = 31536000;
 
 // The limits of a files record (docs/crypto.md, "Records"): files in one
 // message, characters of a file name and of a type, characters of a
@@ -96,10 +100,24 @@ function invalid(reason) {
   return { type: 'invalid', reason };
 }
 
+// expiresOf reads a message's lifetime: left out or null is none (null),
+// else 1 to MAX_TIMER seconds; undefined when it is wrong.
+function expiresOf(v) {
+  if (v === undefined || v === null) return null;
+  return isCount(v, 1, MAX_TIMER) ? v : undefined;
+}
+
+// withExpiry adds a message's lifetime to its parsed record, only when it
+// has one.
+function withExpiry(out, expires) {
+  return expires ? { ...out, expires } : out;
+}
+
 // parseRecord checks a decrypted record and returns it with only the fields
 // of its type: {type: 'text', text, replyTo}, {type: 'edit', target, text},
 // {type: 'delete', target}, {type: 'reaction', target, emoji, on},
-// {type: 'leave'},
+// {type: 'leave'}, {type: 'timer', seconds}; text and files add expires
+// (seconds) when the message disappears, read adds at when given;
 // {type: 'receipt', status, ids}, {type: 'read', chat, upTo, sort, v,
 // base?, ids?};
 // {type: 'unknown', name} for a type this client does not know, and
@@ -107,10 +125,13 @@ function invalid(reason) {
 export function parseRecord(r) {
   if (!r || typeof r !== 'object' || Array.isArray(r) || typeof r.type !== 'string' || tooDeep(r)) return invalid('not a record');
   switch (r.type) {
-    case 'text':
+    case 'text': {
       if (!isText(r.text)) return invalid('text');
       if (r.replyTo !== undefined && r.replyTo !== null && !isId(r.replyTo)) return invalid('replyTo');
-      return { type: 'text', text: r.text, replyTo: r.replyTo || null };
+      const expires = expiresOf(r.expires);
+      if (expires === undefined) return invalid('expires');
+      return withExpiry({ type: 'text', text: r.text, replyTo: r.replyTo || null }, expires);
+    }
     case 'files': {
       // A message of attachments: text, its caption, may be left out.
       const text = r.text === undefined || r.text === null ? null : r.text;
@@ -119,7 +140,9 @@ export function parseRecord(r) {
       if (!Array.isArray(r.files) || r.files.length < 1 || r.files.length > MAX_FILES) return invalid('files');
       const files = r.files.map(parseFile);
       if (files.some((f) => !f) || new Set(files.map((f) => f.id)).size !== files.length) return invalid('files');
-      return { type: 'files', text, replyTo: r.replyTo || null, files };
+      const expires = expiresOf(r.expires);
+      if (expires === undefined) return invalid('expires');
+      return withExpiry({ type: 'files', text, replyTo: r.replyTo || null, files }, expires);
     }
     case 'edit':
       if (!isId(r.target)) return invalid('target');
@@ -157,8 +180,15 @@ export function parseRecord(r) {
         if (!Array.isArray(r.ids) || r.ids.length > MAX_IDS || !r.ids.every(isId)) return invalid('ids');
         out.ids = [...new Set(r.ids)];
       }
+      // When it was read (newer than base): not given unless a
+      // non-negative safe integer, as sort.
+      if (isCount(r.at, 0, Number.MAX_SAFE_INTEGER)) out.at = r.at;
       return out;
     }
+    case 'timer':
+      // How long the chat's messages sent after it last; 0: for ever.
+      if (!isCount(r.seconds, 0, MAX_TIMER)) return invalid('seconds');
+      return { type: 'timer', seconds: r.seconds };
     case 'leave':
       // Its sender asks a group chat's members to remove its account.
       return { type: 'leave' };
@@ -168,9 +198,10 @@ export function parseRecord(r) {
 }
 
 // isMessage reports whether a stored row is a message a record may name:
-// opened, of a known type, and not a record of the outbox.
+// opened, of a known type, not a record of the outbox, and not gone (a
+// disappearing message whose time was up keeps nothing, an edit neither).
 export function isMessage(m) {
-  return !!m && !m.kind && !m.unknown && !m.waiting && !m.undecryptable && !m.event;
+  return !!m && !m.kind && !m.unknown && !m.waiting && !m.undecryptable && !m.event && !m.expired;
 }
 
 // apply changes target, the stored message a record names, in place, and
@@ -264,14 +295,16 @@ export function interpret(record, base, self) {
   const r = parseRecord(record);
   switch (r.type) {
     case 'text':
-      return { kind: 'message', msg: { ...base, text: r.text, replyTo: r.replyTo } };
+      return { kind: 'message', msg: { ...base, text: r.text, replyTo: r.replyTo, ...(r.expires ? { expires: r.expires } : {}) } };
     case 'files':
       // The caption is the message's text, '' for none, so that an edit
       // gives it one; each file keeps its ref, where its bytes are kept
       // on this device once downloaded (storefiles.js).
-      return { kind: 'message', msg: { ...base, text: r.text || '', replyTo: r.replyTo, files: r.files.map((f) => ({ ...f, ref: f.id })) } };
+      return { kind: 'message', msg: { ...base, text: r.text || '', replyTo: r.replyTo, files: r.files.map((f) => ({ ...f, ref: f.id })), ...(r.expires ? { expires: r.expires } : {}) } };
     case 'read':
-      return self ? { kind: 'read', chat: r.chat, upTo: r.upTo, sort: r.sort, v: r.v, base: r.base, ids: r.ids } : { kind: 'skip' };
+      return self ? { kind: 'read', chat: r.chat, upTo: r.upTo, sort: r.sort, v: r.v, base: r.base, ids: r.ids, at: r.at } : { kind: 'skip' };
+    case 'timer':
+      return { kind: 'timer', chat: base.chat, seconds: r.seconds, key: { sort: base.sort, id: base.id }, author: base.from, msg: base };
     case 'edit':
     case 'delete':
     case 'reaction':
