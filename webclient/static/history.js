@@ -19,11 +19,12 @@ const PIECE = 5000;
  * archived reports whether a stored row goes into an archive: a message
  * received or sent, shown in its chat (deleted for everyone included, as
  * the line that says so), not one waiting in the outbox, hidden on this
- * device, or not decrypted.
+ * device, or not decrypted, nor one that disappears: it is to last only
+ * its set time on the devices it reached (docs/storage.md).
  * @param {any} m
  */
 export function archived(m) {
-  return !m.kind && !m.hidden && !m.waiting && !m.undecryptable && !m.downgrade && (m.dir === 'in' || m.status === 'sent');
+  return !m.kind && !m.hidden && !m.expires && !m.waiting && !m.undecryptable && !m.downgrade && (m.dir === 'in' || m.status === 'sent');
 }
 
 /**

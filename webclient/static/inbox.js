@@ -143,6 +143,11 @@ async function decrypt(env, b = null) {
     if ('event' in o) return { kind: 'message', msg: { ...base, dir: o.event.by === me.username ? 'out' : 'in', status: 'sent', text: null, event: o.event, line: changeText(o.event, me.username), title: o.title } };
     if ('record' in o) {
       const r = interpret(o.record, base, self && !isGroup(o.chat));
+      // A group chat's timer is its admins' to set (docs/crypto.md).
+      if (r.kind === 'timer' && isGroup(r.chat) && !(await mlschat.groupAdmins(r.chat)).includes(r.author)) {
+        console.warn('sync: ignored a timer record from a member who is not an admin');
+        return { kind: 'skip' };
+      }
       // A group chat's message that names this account: highlighted, and
       // counted in the chat list.
       if (r.kind === 'message' && isGroup(r.msg.chat) && r.msg.dir === 'in' && mentions(r.msg.text, me.username)) r.msg.mention = true;
@@ -186,7 +191,7 @@ async function rereadUnknown() {
     const base = { id: m.id, chat: m.chat, from: m.from, fromDevice: m.fromDevice, to: m.to, dir: m.dir, ts: m.ts, sort: m.sort, seq: m.seq, status: m.status };
     const r = interpret(record, base, m.from === me && m.to === me);
     if (r.kind === 'message' && r.msg.unknown) continue;
-    results.push({ id: m.id, msg: r.kind === 'message' ? r.msg : null, record: r.kind === 'record' ? r : null });
+    results.push({ id: m.id, msg: r.kind === 'message' ? r.msg : null, record: r.kind === 'record' || r.kind === 'timer' ? r : null });
   }
   if (!results.length) return;
   const changed = await store.resolveUnknown(results, me);
@@ -268,7 +273,7 @@ async function retryOnce() {
   for (const m of waiting) {
     const r = await decrypt({ id: m.id, from: m.from, fromDevice: m.fromDevice, to: m.to, ts: m.ts, seq: m.seq, body: m.body });
     if (r.kind === 'message' && r.msg.waiting) continue;
-    results.push({ id: m.id, msg: r.kind === 'message' ? r.msg : null, record: r.kind === 'record' ? r : null });
+    results.push({ id: m.id, msg: r.kind === 'message' ? r.msg : null, record: r.kind === 'record' || r.kind === 'timer' ? r : null });
   }
   if (results.length) {
     const changed = await store.resolveWaiting(results, account.me());

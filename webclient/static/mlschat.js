@@ -115,9 +115,25 @@ export async function sealNow(chat, id, record) {
  * @returns {Promise<string[] | null>}
  */
 export async function groupAccounts(chat) {
-  const list = (await store.getMeta(listKey(chat))) || [];
-  const rec = list.length ? await store.getMeta(groupKey(list[0])) : null;
+  const rec = await heldGroup(chat);
   return rec && rec.accounts ? rec.accounts : null;
+}
+
+// heldGroup is the record of the group a chat sends in, or null.
+async function heldGroup(chat) {
+  const list = (await store.getMeta(listKey(chat))) || [];
+  return list.length ? await store.getMeta(groupKey(list[0])) : null;
+}
+
+/**
+ * groupAdmins are the admins of a group chat as this device holds its
+ * group now (none when it holds none).
+ * @param {string} chat
+ * @returns {Promise<string[]>}
+ */
+export async function groupAdmins(chat) {
+  const rec = await heldGroup(chat);
+  return rec && rec.meta && rec.accounts ? rec.meta.admins.filter((a) => rec.accounts.includes(a)) : [];
 }
 
 /**

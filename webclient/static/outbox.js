@@ -15,6 +15,7 @@ import { ulid, ulidTime } from './ulid.js';
 import { connection } from './stream.js';
 import * as transfer from './transfer.js';
 import { newKey } from './attachcrypto.js';
+import { timerOf, TIMER_CHOICES } from './expiry.js';
 
 // REUSE_WINDOW: an id never sent is renewed before its first attempt when
 // its time is further than this from the device clock, behind or ahead:
@@ -126,6 +127,17 @@ let onDeleted = (/** @type {string} */ _chat, /** @type {string[]} */ _users) =>
  */
 export function deletedMembers(fn) {
   onDeleted = fn;
+}
+
+// setTimer sets how long the chat's messages sent from now on last, in
+// seconds (0: for ever), on every device of everyone in it: a timer
+// record in the chat's order (docs/crypto.md, "Disappearing messages").
+// Choosing the timer the chat has (or will have) already sends nothing.
+export async function setTimer(chat, seconds) {
+  if (!TIMER_CHOICES.includes(seconds)) throw new Error('No such timer.');
+  const pending = (await store.outgoingRecords(chat)).filter((r) => r.kind === 'timer').pop();
+  if ((pending ? pending.rec.seconds : timerOf(await store.getChat(chat))) === seconds) return null;
+  return sendRecord(chat, 'timer', { seconds });
 }
 
 // sendLeave puts a group chat's leave record in its outbox: the members
@@ -274,9 +286,21 @@ function recordOf(m) {
       for (const k of ['width', 'height', 'duration', 'thumb']) if (f[k] !== null && f[k] !== undefined) out[k] = f[k];
       return out;
     });
-    return { type: 'files', ...(m.text ? { text: m.text } : {}), ...(m.replyTo ? { replyTo: m.replyTo } : {}), files };
+    return { type: 'files', ...(m.text ? { text: m.text } : {}), ...(m.replyTo ? { replyTo: m.replyTo } : {}), files, ...expiresOf(m) };
   }
-  return m.replyTo ? { type: 'text', text: m.text, replyTo: m.replyTo } : { type: 'text', text: m.text };
+  return { type: 'text', text: m.text, ...(m.replyTo ? { replyTo: m.replyTo } : {}), ...expiresOf(m) };
+}
+
+function expiresOf(m) {
+  return m.expires ? { expires: m.expires } : {};
+}
+
+// withTimer is message m with the lifetime of chat ch's timer, or none.
+function withTimer(m, ch) {
+  const out = { ...m };
+  delete out.expires;
+  const seconds = timerOf(ch);
+  return seconds ? { ...out, expires: seconds } : out;
 }
 
 // sendTo sends a sealed message. A group chat's message goes to its
@@ -366,6 +390,9 @@ async function attempt(m, freshOnly = false) {
       // Sealed once per id: a retry must send the very same bytes, or the
       // relay would see a different envelope under a known id. In a chat's
       // MLS group, the attempt is written with the group's next state.
+      // A message takes the chat's timer as it is when sealed: every
+      // record before it in the chat, a timer's among them, went first.
+      if (!m.kind) m = withTimer(m, await store.getChat(m.chat));
       const record = JSON.stringify(recordOf(m));
       const inGroup = await mlschat.seal(m.chat, m.id, record, async (body, metas, to) => {
         m = attempted({ ...m, body: c.b64encode(body), bodyFor: m.id, to });

@@ -163,11 +163,14 @@ function dropCovered(ch, msgs) {
 
 // recordOf is the read record to send for ch's position, merged with the
 // unsent one before it (prev): the late ids seen accumulate, newest last.
-export function recordOf(chat, ch, prev, lateSeen) {
+// at is when it was read: the account's other devices start the messages
+// it reads that disappear from then (expiry.js).
+export function recordOf(chat, ch, prev, lateSeen, at = Date.now()) {
   const pos = readPosition(ch);
   const ids = [...new Set([...((prev && prev.ids) || []), ...lateSeen])].slice(-MAX_IDS);
   const rec = { chat, upTo: pos.id, sort: pos.sort, v: pos.v };
   if (pos.base) rec.base = pos.base;
   if (ids.length) rec.ids = ids;
+  rec.at = at;
   return rec;
 }

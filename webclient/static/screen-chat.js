@@ -11,6 +11,8 @@ import { ui, view, chatName } from './ui.js';
 import { bodyText, shownMessages, markQueued, chatRows } from './screen-messages.js';
 import { splitView, chatListData, renderListPane, avatar } from './screen-chats.js';
 import { groupPanel } from './screen-group.js';
+import { timerSection } from './screen-timer.js';
+import { timerOf } from './expiry.js';
 import * as groupchat from './groupchat.js';
 import { composerParts, composeMode, lastOwnOf, renderComposer } from './screen-composer.js';
 import { acceptDrops } from './screen-attach.js';
@@ -189,10 +191,13 @@ function infoPanel(username, ch) {
   const hadFocus = d.info.contains(document.activeElement) ? document.activeElement.id : null;
   const close = el('button', { type: 'button', id: 'chat-info-close', class: 'close-btn', 'aria-label': 'Close chat info', onclick: () => toggleInfo(false) }, 'Close');
   const head = el('div', { class: 'info-head' }, el('h3', { id: 'chat-info-title' }, self ? 'Notes to self' : group ? 'Group info' : 'Chat info'), close);
+  const seconds = ch ? timerOf(ch) : d.timer || 0;
   if (group) {
     groupPanel(d.info, head, d.group);
+    if (d.group && !d.group.removed && !d.group.leaving) d.info.append(timerSection(username, seconds, d.group.admin));
   } else if (self) {
-    d.info.replaceChildren(head, el('p', {}, 'What you write here goes to your own devices only. There is no one to compare a safety code with.'));
+    d.info.replaceChildren(head, el('p', {}, 'What you write here goes to your own devices only. There is no one to compare a safety code with.'),
+      timerSection(username, seconds, true));
   } else {
     const verified = !!(ch && ch.verified);
     const known = !!(ch && ch.publicKey);
@@ -209,11 +214,11 @@ function infoPanel(username, ch) {
     const changed = ch && ch.keyChanged ? el('div', { class: 'warning', id: 'key-confirm' },
       el('p', {}, `${username}'s key has changed. Do not confirm until ${username} read you these digits and they match.`),
       el('button', { type: 'button', id: 'key-accept', onclick: () => sync.acceptKey(username) }, 'The codes match')) : null;
-    d.info.replaceChildren(head,
+    d.info.replaceChildren(...[head,
       el('p', { class: 'info-name' }, username),
       el('h4', {}, 'Safety code'), code, changed,
       el('p', { class: 'muted' }, 'Compare these digits with ', username, ' in person or on a call. If both of you see the same digits, nobody is in the middle.'),
-      state, btn);
+      state, btn, timerSection(username, seconds, true)].filter(Boolean));
   }
   if (hadFocus) {
     const again = document.getElementById(hadFocus);
@@ -349,6 +354,10 @@ function updateChat({ username, ch, msgs, shown, rows, warning, me, group }) {
   ui.chat.group = group;
   ui.chat.removed = group ? (group.removed ? 'removed' : group.leaving ? 'left' : null) : null;
   if (group) ui.chat.title.textContent = group.name;
+  // The timer's choice follows the chat's, unless it is being changed.
+  ui.chat.timer = timerOf(ch);
+  const timer = /** @type {HTMLSelectElement | null} */ (document.getElementById('timer-select'));
+  if (timer && document.activeElement !== timer) timer.value = String(ui.chat.timer);
   if (ch && infoSig(ch, group) !== ui.chat.infoSig) {
     ui.chat.infoSig = infoSig(ch, group);
     if (!ch.verified) ui.chat.code = null; // a new key has a new code
@@ -426,7 +435,7 @@ function buildChat(pane, { username, ch, msgs, shown, rows, warning, me, group }
   pane.replaceChildren(section);
   if (ui.chat) ui.chat.seen.stop();
   const seen = watchSeen(list, (ids) => sync.markSeen(username, ids));
-  ui.chat = { username, list, seen, warning: warningSlot, text, sendBtn, att, note, info, infoBtn, badge, jump, modeBar, title, group, removed: group ? (group.removed ? 'removed' : group.leaving ? 'left' : null) : null, mode: null, lastOwn: lastOwnOf(shown, me), sending: false, code: null, infoSig: infoSig(ch, group) };
+  ui.chat = { username, list, seen, warning: warningSlot, text, sendBtn, att, note, info, infoBtn, badge, jump, modeBar, title, group, removed: group ? (group.removed ? 'removed' : group.leaving ? 'left' : null) : null, mode: null, lastOwn: lastOwnOf(shown, me), sending: false, code: null, infoSig: infoSig(ch, group), timer: timerOf(ch) };
   placeMsgStop(list);
   keepPlaceOnResize(list);
   infoPanel(username, ch);

@@ -5,6 +5,7 @@ import * as store from './store.js';
 import * as sync from './sync.js';
 import * as api from './api.js';
 import * as time from './time.js';
+import { timerLabel, timerShort } from './expiry.js';
 import { el, placeRows } from './dom.js';
 import { ui, view, revoked, request, chatName, createKeyHash } from './ui.js';
 import { isGroup, initials } from './groupmeta.js';
@@ -110,6 +111,8 @@ function chatItem(c, unsent) {
       el('span', { class: 'chat-line' },
         el('span', { class: 'preview-line', title: c.preview || null }, who && c.preview ? el('span', { class: 'you' }, who) : null, el('span', { class: 'preview' }, c.preview || '')),
         marker,
+        c.timer && c.timer.seconds ? el('span', { class: 'timer-badge', title: `Messages disappear after ${timerLabel(c.timer.seconds)}` },
+          el('span', { 'aria-hidden': 'true' }, '⏱ ' + timerShort(c.timer.seconds)), el('span', { class: 'sr-only' }, ` messages disappear after ${timerLabel(c.timer.seconds)},`)) : null,
         c.mentions ? el('span', { class: 'mention-badge', title: 'You are mentioned' }, '@') : null,
         c.mentions ? el('span', { class: 'sr-only' }, ' you are mentioned,') : null,
         c.unread ? el('span', { class: 'unread' }, String(c.unread)) : null,
@@ -191,7 +194,7 @@ export function renderListPane(d, { chats, unsent }) {
   const focusedUser = focused ? focused.dataset.user : null;
   placeRows(d.list, chats.map((c) => ({
     key: c.username,
-    sig: JSON.stringify([c.lastTs, c.preview, c.lastOut, c.lastFrom, c.title, c.unread, c.mentions, unsent[c.username], c.username === ui.openChat, today]),
+    sig: JSON.stringify([c.lastTs, c.preview, c.lastOut, c.lastFrom, c.title, c.unread, c.mentions, c.timer && c.timer.seconds, unsent[c.username], c.username === ui.openChat, today]),
     make: () => chatItem(c, unsent[c.username]),
   })));
   placeChatStop(d.list);

@@ -10,6 +10,7 @@ import * as time from './time.js';
 import { el, ask } from './dom.js';
 import { ui, view, retryable, plural } from './ui.js';
 import { isGroup } from './groupmeta.js';
+import { timerLabel, timerShort } from './expiry.js';
 
 // bodyText is what a bubble says. A message waiting to decrypt says what
 // it waits for; it opens by itself, so it offers nothing to press.
@@ -152,6 +153,15 @@ function cancellable(m) {
   return m.dir === 'out' && m.status === 'pending' && !m.kind && !m.unanswered;
 }
 
+// expiresNode marks a message that disappears: ⏱ and its timer, and in
+// words when it goes (a time, once its time started).
+function expiresNode(m) {
+  const at = m.expireAt;
+  const words = at ? (at - Date.now() < 864e5 ? `Disappears at ${time.clock(at)}` : `Disappears ${time.full(at)}`) : m.dir === 'out'
+    ? `Disappears ${timerLabel(m.expires)} after it is sent` : `Disappears ${timerLabel(m.expires)} after you read it`;
+  return el('span', { class: 'expires', title: words }, ' · ', el('span', { 'aria-hidden': 'true' }, '⏱ ' + timerShort(m.expires)), el('span', { class: 'sr-only' }, words.toLowerCase()));
+}
+
 function messageNode(m, ctx) {
   const cls = ['msg', m.dir, m.mention ? 'mentioned' : '', m.status === 'failed' ? 'failed' : '', m.undecryptable ? 'undecryptable' : '', m.waiting ? 'waiting' : '', m.deleted ? 'deleted' : '', m.unknown ? 'unknown' : ''].filter(Boolean).join(' ');
   const waiting = m.status === 'pending' && m.error && m.error.code === 'rate_limited' && m.error.until;
@@ -179,6 +189,7 @@ function messageNode(m, ctx) {
   const edited = !m.deleted && (m.edited || m.pending.some((r) => r.kind === 'edit'));
   node.append(el('span', { class: 'meta' }, el('time', { datetime: new Date(m.ts).toISOString(), title: time.full(m.ts) }, time.clock(m.ts)),
     edited ? el('span', { class: 'edited' }, ' · edited') : null,
+    m.expires && !m.deleted ? expiresNode(m) : null,
     shownTick ? ' · ' : '', shownTick ? el('span', { class: 'status' }, tickMarks[shownTick] ? el('span', { 'aria-hidden': 'true' }, tickMarks[shownTick]) : null, tickText) : null));
   if (waiting) {
     // role=timer: read on request, not announced every second.
@@ -394,7 +405,7 @@ export function chatRows(shown, ctx) {
     }
     const quote = m.replyTo ? quoteOf(m.replyTo, ctx.byId) : null;
     const sig = JSON.stringify([m.text, m.ts, m.status, m.error, m.queuedBehind, cancellable(m), m.undecryptable, m.waiting, m.status === 'failed' && retryable(m.chat), m.deleted, m.edited, m.reactions, m.tick, m.receipts, m.mention, ctx.showRead, quote, filesSig(m),
-      m.pending.map((r) => [r.id, r.status, r.error])]);
+      m.pending.map((r) => [r.id, r.status, r.error]), m.expires, m.expireAt]);
     rows.push({ key: 'msg:' + m.id, msg: m, sig, make: () => messageNode(m, ctx) });
   }
   if (!shown.length) rows.push({ key: 'empty', sig: '', make: () => el('li', { class: 'muted empty' }, 'No messages yet.') });

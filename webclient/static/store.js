@@ -15,6 +15,7 @@
 //                  "delete for me"
 //   storefiles.js  attachments' bytes on this device
 //   storeimport.js a history brought from a backup or another device
+//   storeexpire.js a chat's timer, and disappearing messages erased
 
 // ---- the database and the meta records ----
 
@@ -52,3 +53,5 @@ export {
 export { putFile, keepDownloaded, getFile, setFileFields } from './storefiles.js';
 
 export { importHistory } from './storeimport.js';
+
+export { expireDue, nextExpiry } from './storeexpire.js';

@@ -3,9 +3,11 @@
 // they can be read at last.
 
 import { ulidTime } from './ulid.js';
-import { arrive, applyRead } from './readpos.js';
+import { applyRead } from './readpos.js';
+import { startOnArrival, startRead, due, erase } from './expiry.js';
+import { applyTimer } from './storeexpire.js';
 import { tx, req, done, chatMessages, dropKeyPackages } from './storedb.js';
-import { previewOf, queueReceipts, receiptKey, applyRecord, chatCache } from './storerows.js';
+import { queueReceipts, receiptKey, applyRecord, chatCache, addToChat } from './storerows.js';
 
 // countIgnored counts records not applied, within the meta transaction.
 async function countIgnored(meta, why, n) {
@@ -21,24 +23,6 @@ function deliverable(m, me) {
   return m.dir === 'in' && m.from !== me && !m.waiting && !m.undecryptable && !m.unknown && !m.kind && !m.event;
 }
 
-// addToChat counts a message just written into its chat. A message
-// waiting to decrypt is not unread yet: it counts when it opens.
-function addToChat(ch, m, pub) {
-  if (pub && !ch.publicKey) ch.publicKey = pub;
-  if (m.ts >= ch.lastTs) {
-    ch.lastTs = m.ts;
-    ch.preview = previewOf(m);
-    ch.lastOut = m.dir === 'out' && !m.event;
-    // A group chat's list row says who wrote its last message.
-    ch.lastFrom = m.event ? null : m.from;
-  }
-  // A group chat's name, as the line of the last change this device
-  // applied says: lines come in the order of the group's epochs (a line
-  // applied after a welcome may be older than it).
-  if (m.title) ch.title = m.title;
-  arrive(ch, m);
-}
-
 // storeBatch writes what a batch of envelopes decrypted to (messages,
 // sealed ones waiting to decrypt, read positions) together with the stream
 // cursor ({lastSeq, epoch}), in one transaction (ADR 0013): the caller ACKs only after it
@@ -51,6 +35,7 @@ function addToChat(ch, m, pub) {
 export async function storeBatch(results, cursor, notice, me, groups = { puts: [], deletes: [], dropKeyPackages: [] }) {
   const changed = new Set();
   let history = false;
+  const now = Date.now();
   const t = await tx(['meta', 'messages', 'chats', 'files'], 'readwrite');
   const ms = t.objectStore('messages');
   const cs = t.objectStore('chats');
@@ -66,8 +51,17 @@ export async function storeBatch(results, cursor, notice, me, groups = { puts: [
       if (await req(ms.get(m.id))) continue;
       const pub = m.pub;
       delete m.pub;
+      const ch = await chatOf(m.chat);
+      // An own message whose time is up already (this device was away)
+      // is kept as gone, never shown.
+      if (due(startOnArrival(m), now)) {
+        ms.put(erase(m, now));
+        changed.add(m.chat);
+        continue;
+      }
+      addToChat(ch, m, pub);
+      startRead(ch, [m], now);
       ms.put(m);
-      addToChat(await chatOf(m.chat), m, pub);
       changed.add(m.chat);
       if (deliverable(m, me)) {
         const k = receiptKey(m.chat, m.from);
@@ -80,6 +74,8 @@ export async function storeBatch(results, cursor, notice, me, groups = { puts: [
         ignored.forged++;
         forged.push(r.rec.type);
       }
+    } else if (r.kind === 'timer') {
+      await applyTimer(ms, chatOf, r, me, changed);
     } else if (r.kind === 'history') {
       // A history transfer's body (historyxfer.js): kept with the batch's
       // cursor, so that it is acted on even if the page closes now. A
@@ -100,7 +96,10 @@ export async function storeBatch(results, cursor, notice, me, groups = { puts: [
         const m = r.upTo && (await req(ms.get(r.upTo)));
         sort = m ? m.sort : r.upTo ? ulidTime(r.upTo) : 0;
       }
-      if (applyRead(ch, await chatMessages(ms, r.chat), { ...r, sort })) changed.add(r.chat);
+      const msgs = await chatMessages(ms, r.chat);
+      if (applyRead(ch, msgs, { ...r, sort })) changed.add(r.chat);
+      // What it read starts to disappear from when it was read there.
+      for (const m of startRead(ch, msgs, Math.min(r.at ?? now, now))) ms.put(m);
     }
   }
   putChats();
@@ -157,6 +156,10 @@ async function replaceRows(results, me, still) {
     if (!old || !still(old)) continue;
     changed.add(old.chat);
     ms.delete(id);
+    if (record && record.kind === 'timer') {
+      await applyTimer(ms, chatOf, record, me, changed);
+      continue;
+    }
     if (record) {
       if ((await applyRecord(ms, chatOf, record.rec, { key: record.key, author: record.author, chat: record.chat, me }, changed)) === 'forged') forged++;
       continue;
@@ -164,8 +167,15 @@ async function replaceRows(results, me, still) {
     if (!msg) continue;
     const pub = msg.pub;
     delete msg.pub;
+    const now = Date.now();
+    if (due(startOnArrival(msg), now)) {
+      ms.put(erase(msg, now));
+      continue;
+    }
+    const ch = await chatOf(msg.chat);
+    addToChat(ch, msg, pub);
+    startRead(ch, [msg], now);
     ms.put(msg);
-    addToChat(await chatOf(msg.chat), msg, pub);
     if (deliverable(msg, me)) await queueReceipts(meta, msg.chat, 'delivered', [msg.id], msg.from);
   }
   putChats();

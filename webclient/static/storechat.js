@@ -6,6 +6,7 @@ import { isUnread, recount, see, setSeen, unreadFrom, recordOf } from './readpos
 import { tx, req, done, newChat, chatMessages } from './storedb.js';
 import { refreshPreview, queueReceipts, dropFiles } from './storerows.js';
 import { isGroup } from './groupmeta.js';
+import { startRead } from './expiry.js';
 
 function sameBytes(a, b) {
   if (a.length !== b.length) return false;
@@ -96,8 +97,11 @@ async function moveReadPosition(username, decide, receipts = false) {
     if (lateSeen) {
       advanced = true;
       cs.put(ch);
+      // What disappears starts to once read here.
+      const now = Date.now();
+      for (const m of startRead(ch, msgs, now)) t.objectStore('messages').put(m);
       const out = ((await req(meta.get('reads'))) || { v: {} }).v;
-      out[username] = recordOf(username, ch, out[username], lateSeen);
+      out[username] = recordOf(username, ch, out[username], lateSeen, now);
       meta.put({ k: 'reads', v: out });
       const p = { readReceipts: true, ...(((await req(meta.get('prefs'))) || {}).v || {}) };
       // In a group chat, each author's messages are acknowledged to them.

@@ -59,6 +59,10 @@
 //              in its message row (files: [{ref, id, key, digest, size,
 //              type, name, kind, width, height, duration, thumb}]); index
 //              'chat'. Added in version 2.
+// A message that disappears (expiry.js) has expires (seconds) and, once
+// its time started, expireAt (ms; index 'expireAt', version 3); once
+// gone, expired (ms) and hidden, and nothing it said. A chat's timer is
+// {seconds, sort, id, by}, from the last timer record in its order.
 // A message row also holds what records did to it (docs/storage.md,
 // "Records"): replyTo, edited {sort, id}, deleted {sort, id}, reactions
 // {emoji: {username: {on, sort, id}}}, tick ('delivered'|'read', of an
@@ -69,7 +73,7 @@
 // target with the relay's ts once accepted.
 
 const NAME = 'relay';
-const VERSION = 2;
+const VERSION = 3;
 let dbp = null;
 
 // NoDatabase: this profile has no database, so nothing to read or write.
@@ -108,6 +112,11 @@ function openDB(create = false) {
         }
         if (ev.oldVersion < 2) {
           db.createObjectStore('files', { keyPath: 'ref' }).createIndex('chat', 'chat');
+        }
+        if (ev.oldVersion < 3) {
+          // Only the messages that will disappear have an expireAt: the
+          // index holds them alone, soonest first.
+          request.transaction.objectStore('messages').createIndex('expireAt', 'expireAt');
         }
       };
       request.onsuccess = () => {

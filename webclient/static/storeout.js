@@ -3,6 +3,8 @@
 
 import { tx, req, done, newChat, chatMessages } from './storedb.js';
 import { refreshPreview, applyRecord, chatCache, previewOf, dropFiles } from './storerows.js';
+import { startOnArrival } from './expiry.js';
+import { applyTimer } from './storeexpire.js';
 
 // writeOutgoing puts one message of the outbox, replacing the record of
 // removeId (the same message under its old id) in the same transaction.
@@ -102,7 +104,8 @@ export async function cancelOutgoing(id) {
 // has one order on every device (docs/storage.md, "Order"). No sealed bytes
 // are kept.
 export function markSent(m, ts) {
-  return writeOutgoing({ ...m, status: 'sent', ts, sort: ts, error: null, body: null, bodyFor: null });
+  // One that disappears starts to now, from the relay's time of it.
+  return writeOutgoing(startOnArrival({ ...m, status: 'sent', ts, sort: ts, error: null, body: null, bodyFor: null }));
 }
 
 // recordSent takes a record of the outbox that the relay accepted at ts
@@ -115,7 +118,13 @@ export async function recordSent(m, ts, me) {
   const cs = t.objectStore('chats');
   const { chatOf, putChats } = chatCache(cs);
   ms.delete(m.id);
-  await applyRecord(ms, chatOf, { type: m.kind, ...m.rec }, { key: { sort: ts, id: m.id }, author: me, chat: m.chat, me }, changed);
+  const key = { sort: ts, id: m.id };
+  if (m.kind === 'timer') {
+    // Its line takes the outbox row's place, under the same id.
+    await applyTimer(ms, chatOf, { seconds: m.rec.seconds, key, author: me, chat: m.chat, msg: { ...m, ts, sort: ts } }, me, changed);
+  } else {
+    await applyRecord(ms, chatOf, { type: m.kind, ...m.rec }, { key, author: me, chat: m.chat, me }, changed);
+  }
   putChats();
   await done(t);
 }

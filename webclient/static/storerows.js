@@ -4,7 +4,7 @@
 // opens no transaction itself.
 
 import * as records from './records.js';
-import { recount } from './readpos.js';
+import { recount, arrive } from './readpos.js';
 import { isGroup } from './groupmeta.js';
 import { req, newChat, chatMessages } from './storedb.js';
 
@@ -18,6 +18,24 @@ export function previewOf(m) {
   if (m.unknown) return 'Needs a newer version of the app';
   if (m.files && m.files.length) return (m.text ? '📎 ' + m.text : '📎 ' + records.filesLabel(m.files)).slice(0, 80);
   return m.text.slice(0, 80);
+}
+
+// addToChat counts a message just written into its chat. A message
+// waiting to decrypt is not unread yet: it counts when it opens.
+export function addToChat(ch, m, pub) {
+  if (pub && !ch.publicKey) ch.publicKey = pub;
+  if (m.ts >= ch.lastTs) {
+    ch.lastTs = m.ts;
+    ch.preview = previewOf(m);
+    ch.lastOut = m.dir === 'out' && !m.event;
+    // A group chat's list row says who wrote its last message.
+    ch.lastFrom = m.event ? null : m.from;
+  }
+  // A group chat's name, as the line of the last change this device
+  // applied says: lines come in the order of the group's epochs (a line
+  // applied after a welcome may be older than it).
+  if (m.title) ch.title = m.title;
+  arrive(ch, m);
 }
 
 // refreshPreview sets the chat's preview from its last message shown,

@@ -21,6 +21,7 @@
 //   mlsmembers.js  this account's devices added to and removed from them
 //   history.js   the history as an archive: backups written and read
 //   historyxfer.js  the history handed to a newly linked device
+//   disappear.js the sweep that erases disappearing messages
 // Screens read what is stored through store.js and change it only here.
 
 import * as account from './account.js';
@@ -28,13 +29,14 @@ import * as election from './election.js';
 import * as stream from './stream.js';
 import './inbox.js'; // the stream's reader: it registers itself with stream.js
 import './mlsmembers.js'; // the groups' upkeep: it listens to the owner's events
+import './disappear.js'; // the sweep of disappearing messages: it runs by itself
 import * as notifications from './notifications.js';
 
 export { subscribe, isOwner } from './election.js';
 export { me, isLinked, isRevoked, currentDevice, load, registerAccount, loginAccount, linkCode, deviceCode, approve, revoke, recoveryStatus, createRecoveryKey, isLastLinked, rename, syncLinked } from './account.js';
 export { connection, streaming } from './stream.js';
 export { purgeNotice, dismissPurgeNotice } from './inbox.js';
-export { sendText, sendFiles, retry, flushOutbox, editMessage, deleteForEveryone, react, discard, cancel } from './outbox.js';
+export { sendText, sendFiles, retry, flushOutbox, editMessage, deleteForEveryone, react, discard, cancel, setTimer } from './outbox.js';
 export { deleteForMe, setReadReceipts, readReceipts, dismissNotice } from './conversation.js';
 export { markSeen, markUnread } from './readstate.js';
 export { openChat, acceptKey, safetyCode, setVerified, isDeleted } from './contacts.js';
