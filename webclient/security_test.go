@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -591,6 +592,20 @@ func checkPageHeaders(t *testing.T, where string, h http.Header) {
 	}
 	if got := csp["media-src"]; !slices.Equal(got, []string{"blob:"}) {
 		t.Errorf("%s: media-src %q, want blob:", where, got)
+	}
+	// The web app manifest, which default-src 'none' would block: the
+	// app could not be installed (ADR 0111).
+	if got := csp["manifest-src"]; !slices.Equal(got, []string{"'self'"}) {
+		t.Errorf("%s: manifest-src %q, want 'self'", where, got)
+	}
+	// No directive beyond those weighed here and in docs/security.md.
+	if got, want := slices.Sorted(maps.Keys(csp)), []string{"base-uri", "connect-src", "default-src", "form-action", "frame-ancestors", "img-src", "manifest-src", "media-src", "script-src", "style-src"}; !slices.Equal(got, want) {
+		t.Errorf("%s: the CSP has the directives %q, want %q", where, got, want)
+	}
+	for d, want := range map[string]string{"default-src": "'none'", "base-uri": "'none'", "form-action": "'self'"} {
+		if got := csp[d]; !slices.Equal(got, []string{want}) {
+			t.Errorf("%s: %s %q, want %s", where, d, got, want)
+		}
 	}
 	if got := h.Get("X-Content-Type-Options"); got != "nosniff" {
 		t.Errorf("%s: X-Content-Type-Options %q", where, got)

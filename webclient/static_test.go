@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -136,4 +138,19 @@ func TestShell(t *testing.T) {
 	if _, err := newClientFiles(changed); err == nil {
 		t.Fatal("a sw.js without the shell's line is served")
 	}
+}
+
+// TestCSPDocumented: docs/security.md gives the Content-Security-Policy
+// as it is, on a line of its own.
+func TestCSPDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "security.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(doc)) {
+		if strings.TrimSpace(line) == CSP {
+			return
+		}
+	}
+	t.Fatalf("docs/security.md does not give the CSP as it is:\n%s", CSP)
 }

@@ -170,12 +170,19 @@ func (i memInfo) ModTime() time.Time { return time.Time{} }
 func (i memInfo) IsDir() bool        { return false }
 func (i memInfo) Sys() any           { return nil }
 
-// CSP is the Content-Security-Policy of every page: scripts, styles and
-// connections only from the relay's own origin, no framing; images from
-// it and from blob: URLs, and sound only from blob: URLs, which is how the
-// client shows the attachments it decrypted.
+// CSP is the Content-Security-Policy of every page: scripts, styles,
+// connections and the web app manifest only from the relay's own origin,
+// no framing; images from it and from blob: URLs, and sound only from
+// blob: URLs, which is how the client shows the attachments it decrypted.
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; media-src blob:; connect-src 'self'; " +
-	"base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+	"manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// contentTypes are the types of the client's files that Go's mime package
+// does not know by itself: without them the file server would take the
+// type from the system's mime.types, which a slim container lacks.
+var contentTypes = map[string]string{
+	".webmanifest": "application/manifest+json",
+}
 
 // Handler serves the static client with its Content-Security-Policy. The
 // headers every answer of the relay carries (nosniff, no referrer, no
@@ -195,6 +202,9 @@ func handlerFor(static fs.FS) http.Handler {
 		h := w.Header()
 		h.Set("Content-Security-Policy", CSP)
 		h.Set("Cache-Control", "no-cache")
+		if ct, ok := contentTypes[path.Ext(r.URL.Path)]; ok {
+			h.Set("Content-Type", ct) // an error answer sets its own
+		}
 		fsrv.ServeHTTP(w, r)
 	})
 }
