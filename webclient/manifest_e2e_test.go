@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"testing/fstest"
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -57,28 +55,13 @@ func installabilityErrors(tb *tab) []string {
 // manifest taken out; the manifest itself is still served.
 func withoutManifestLink(t *testing.T) http.Handler {
 	t.Helper()
-	changed := fstest.MapFS{}
 	link := []byte(`<link rel="manifest" href="/manifest.webmanifest">` + "\n")
-	if err := fs.WalkDir(webclient.Embedded(), ".", func(name string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
+	h, _ := changedClient(t, "index.html", func(b []byte) []byte {
+		if !bytes.Contains(b, link) {
+			t.Fatalf("index.html does not hold %q", link)
 		}
-		b, err := fs.ReadFile(webclient.Embedded(), name)
-		if name == "index.html" {
-			if !bytes.Contains(b, link) {
-				t.Fatalf("index.html does not hold %q", link)
-			}
-			b = bytes.Replace(b, link, nil, 1)
-		}
-		changed[name] = &fstest.MapFile{Data: b}
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	h, _, err := webclient.ClientFor(changed)
-	if err != nil {
-		t.Fatal(err)
-	}
+		return bytes.Replace(b, link, nil, 1)
+	})
 	return h
 }
 
@@ -133,15 +116,7 @@ func rgba(t *testing.T, hex string) string {
 // installable.
 func TestInstallable(t *testing.T) {
 	var served atomic.Pointer[http.Handler]
-	r := startWrapped(t, func(h http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-			if c := served.Load(); c != nil && !strings.HasPrefix(req.URL.Path, "/api/") {
-				(*c).ServeHTTP(w, req)
-				return
-			}
-			h.ServeHTTP(w, req)
-		})
-	})
+	r := startWrapped(t, clientFrom(&served))
 	p, tb := r.newProfile(t)
 	tb.register("alice")
 	tb.waitFor("the service worker in control", workerControls)

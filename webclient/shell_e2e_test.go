@@ -105,15 +105,7 @@ func TestOfflineReload(t *testing.T) {
 // shell and deletes the old cache.
 func TestShellUpdate(t *testing.T) {
 	var next atomic.Pointer[http.Handler]
-	r := startWrapped(t, func(h http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-			if c := next.Load(); c != nil && !strings.HasPrefix(req.URL.Path, "/api/") {
-				(*c).ServeHTTP(w, req)
-				return
-			}
-			h.ServeHTTP(w, req)
-		})
-	})
+	r := startWrapped(t, clientFrom(&next))
 	_, old, err := webclient.ClientFor(webclient.Embedded())
 	if err != nil {
 		t.Fatal(err)
@@ -126,24 +118,7 @@ func TestShellUpdate(t *testing.T) {
 	}
 
 	// The next deploy: one byte more in the style sheet.
-	changed := fstest.MapFS{}
-	if err := fs.WalkDir(webclient.Embedded(), ".", func(name string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := fs.ReadFile(webclient.Embedded(), name)
-		if name == "app.css" {
-			b = append(slices.Clip(b), "/* the next deploy */\n"...)
-		}
-		changed[name] = &fstest.MapFile{Data: b}
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	h, sh, err := webclient.ClientFor(changed)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, sh := changedClient(t, "app.css", func(b []byte) []byte { return append(slices.Clip(b), "/* the next deploy */\n"...) })
 	if sh.Version == old.Version {
 		t.Fatal("a changed client has the same shell version")
 	}
@@ -267,4 +242,44 @@ func TestChatListKeys(t *testing.T) {
 	alice.waitFor("bob's chat, by Space", `location.hash === '#/chat/bob' && document.querySelector('.chat[data-chat="bob"]')`)
 	alice.do(chromedp.Focus(chromedp.ID("new-group-link")))
 	key(kb.Tab, "bob")
+}
+
+// clientFrom is a relay's wrapper that serves the client's files from
+// the handler in served when there is one, and everything else as the
+// relay does.
+func clientFrom(served *atomic.Pointer[http.Handler]) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			if c := served.Load(); c != nil && !strings.HasPrefix(req.URL.Path, "/api/") {
+				(*c).ServeHTTP(w, req)
+				return
+			}
+			h.ServeHTTP(w, req)
+		})
+	}
+}
+
+// changedClient is the client with its file name changed by change,
+// served as the relay serves it, and its shell.
+func changedClient(t *testing.T, name string, change func([]byte) []byte) (http.Handler, webclient.Shell) {
+	t.Helper()
+	changed := fstest.MapFS{}
+	if err := fs.WalkDir(webclient.Embedded(), ".", func(file string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(webclient.Embedded(), file)
+		if file == name {
+			b = change(b)
+		}
+		changed[file] = &fstest.MapFile{Data: b}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	h, sh, err := webclient.ClientFor(changed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, sh
 }
