@@ -85,13 +85,14 @@ func timerShown(peer, badge string) string {
 	return `(() => { const b = document.querySelector('.chat-item[data-user=` + js(peer) + `] .timer-badge'); return ` + js(badge) + ` === '' ? !b : !!b && b.textContent.includes(` + js(badge) + `); })()`
 }
 
-// TestDisappearingMessages: alice (a laptop and a phone) and bob. alice
-// sets the chat's timer to 5 minutes: a line on all three devices and a
-// badge in their chat lists. Her phone goes offline. She sends a message;
-// bob reads it. With every clock moved on by 6 minutes, the message is
-// gone on the laptop (5 minutes after it was sent) and on bob's device (5
-// minutes after he read it), its row erased; the phone, back online, erases
-// it as it arrives and never shows it. A message sent before the timer, the
+// TestDisappearingMessages: alice (a laptop and a phone) and bob (a
+// laptop and a tablet). alice sets the chat's timer to 5 minutes: a line
+// and a badge in the chat lists. Her phone and bob's tablet go offline.
+// She sends a message; bob reads it. With every clock moved on by 6
+// minutes, the message is gone on alice's laptop (5 minutes after it was
+// sent) and on bob's (5 minutes after he read it), its row erased; the
+// phone, back online, erases it as it arrives and never shows it; the
+// tablet erases it from the time bob's read record says he read it. A message sent before the timer, the
 // control, stays everywhere. bob turns the timer off: a message after that
 // has no mark and outlives another 6 minutes. The panel and the chat are
 // checked at 390 and 1280 px with axe.
@@ -109,6 +110,8 @@ func TestDisappearingMessages(t *testing.T) {
 	phone := linkedDevice(t, r, laptop, "alice")
 	// The phone watches for the message from its first page on.
 	testClock(t, phone.ctx, gone)
+	tablet := linkedDevice(t, r, bob, "bob")
+	testClock(t, tablet.ctx)
 	laptop.openChat("bob")
 	bob.openChat("alice")
 	published(t, r, bob)
@@ -118,6 +121,10 @@ func TestDisappearingMessages(t *testing.T) {
 		tb.waitMessage("before the timer")
 	}
 	keep := msgID(laptop, "bob", "before the timer")
+	// The chat's group, made by that message, takes in the phone and the
+	// tablet before anything is sent that they must read.
+	joined(t, "alice/"+phone.deviceID(), map[*tab]string{laptop: "bob", bob: "alice"})
+	joined(t, "bob/"+tablet.deviceID(), map[*tab]string{laptop: "bob", bob: "alice"})
 	laptop.waitFor("the first message sent", bubble("before the timer")+`?.dataset.status === 'sent'`)
 
 	laptop.setTimer("5 minutes")
@@ -140,8 +147,10 @@ func TestDisappearingMessages(t *testing.T) {
 	checkScreen(bob, "timer-panel")
 	eval[chromedp.Void](bob, `document.getElementById('chat-info-close').click()`)
 
-	// The phone goes offline: what comes waits in its queue.
+	// The phone and bob's tablet go offline: what comes waits in their
+	// queues.
 	phone.do(chromedp.Navigate("about:blank"))
+	tablet.do(chromedp.Navigate("about:blank"))
 
 	laptop.send(gone)
 	laptop.waitFor("the message sent", bubble(gone)+`?.dataset.status === 'sent'`)
@@ -179,6 +188,14 @@ func TestDisappearingMessages(t *testing.T) {
 	if saw := eval[[]string](phone, `window.__saw`); len(saw) != 0 {
 		t.Fatalf("the phone showed %v", saw)
 	}
+	// bob's tablet comes back too: his laptop read the message 6 minutes
+	// ago, and its read record says when, so the tablet erases it as well.
+	tablet.do(chromedp.Navigate(r.URL + "/"))
+	tablet.shiftClock(6 * time.Minute)
+	tablet.do(chromedp.Reload())
+	tablet.openChat("alice")
+	tablet.waitFor("the tablet erased the message", erased(id))
+	tablet.waitMessage("before the timer")
 
 	// bob turns it off: a message after that stays.
 	bob.setTimer("Off")

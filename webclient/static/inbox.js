@@ -449,10 +449,13 @@ async function processLinked(batch, b) {
   let history = false;
   if (results.length || last !== cursor.lastSeq || epoch !== cursor.epoch || lost) {
     let kept;
-    ({ changed, noticed: kept, receipts, forged, history } = await store.storeBatch(results, { lastSeq: last, epoch }, lost, account.me(), await b.writes()));
+    let confirm;
+    ({ changed, noticed: kept, receipts, forged, history, confirm } = await store.storeBatch(results, { lastSeq: last, epoch }, lost, account.me(), await b.writes()));
     b.release();
     b.written();
     noticed = noticed || kept;
+    // Attachments of messages that were gone on arrival: never fetched.
+    for (const id of confirm) api.attachmentReceived(id).catch(() => {});
   }
   logForged(forged);
   // A member of a group chat asked to leave: its removal is committed.

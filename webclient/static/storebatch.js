@@ -3,11 +3,11 @@
 // they can be read at last.
 
 import { ulidTime } from './ulid.js';
-import { applyRead } from './readpos.js';
+import { applyRead, recount } from './readpos.js';
 import { startOnArrival, startRead, due, erase } from './expiry.js';
 import { applyTimer } from './storeexpire.js';
 import { tx, req, done, chatMessages, dropKeyPackages } from './storedb.js';
-import { queueReceipts, receiptKey, applyRecord, chatCache, addToChat } from './storerows.js';
+import { queueReceipts, receiptKey, applyRecord, chatCache, addToChat, refreshPreview, dropFiles } from './storerows.js';
 
 // countIgnored counts records not applied, within the meta transaction.
 async function countIgnored(meta, why, n) {
@@ -31,7 +31,9 @@ function deliverable(m, me) {
 // unless one as far already was. groups is what the batch changed of the
 // MLS groups ({puts: meta records, dropKeyPackages}, mlschat.js): written
 // in the same transaction, so a state moves on only with what it opened.
-// It returns the chats that changed and whether the notice was kept.
+// It returns the chats that changed, whether the notice was kept, and the
+// attachments of messages gone on arrival (to confirm to the relay, which
+// would otherwise wait for this device to fetch them).
 export async function storeBatch(results, cursor, notice, me, groups = { puts: [], deletes: [], dropKeyPackages: [] }) {
   const changed = new Set();
   let history = false;
@@ -44,6 +46,7 @@ export async function storeBatch(results, cursor, notice, me, groups = { puts: [
   const delivered = new Map(); // receipt key -> {chat, author, ids} to send a delivery receipt for
   const ignored = { forged: 0, invalid: 0 };
   const forged = [];
+  const confirm = []; // attachments of messages gone on arrival
   for (const r of results) {
     if (r.kind === 'message') {
       const m = r.msg;
@@ -56,6 +59,7 @@ export async function storeBatch(results, cursor, notice, me, groups = { puts: [
       // is kept as gone, never shown.
       if (due(startOnArrival(m), now)) {
         ms.put(erase(m, now));
+        for (const f of m.files || []) if (f.id && f.digest) confirm.push(f.id);
         changed.add(m.chat);
         continue;
       }
@@ -98,8 +102,24 @@ export async function storeBatch(results, cursor, notice, me, groups = { puts: [
       }
       const msgs = await chatMessages(ms, r.chat);
       if (applyRead(ch, msgs, { ...r, sort })) changed.add(r.chat);
-      // What it read starts to disappear from when it was read there.
-      for (const m of startRead(ch, msgs, Math.min(r.at ?? now, now))) ms.put(m);
+      // What it read starts to disappear from when it was read there;
+      // what is due already goes now, never shown here.
+      let gone = false;
+      for (const m of startRead(ch, msgs, Math.min(r.at ?? now, now))) {
+        if (!due(m, now)) {
+          ms.put(m);
+          continue;
+        }
+        ms.put(erase(m, now));
+        dropFiles(t, m.files);
+        for (const f of m.files || []) if (f.id && f.digest && !f.confirmed) confirm.push(f.id);
+        gone = true;
+      }
+      if (gone) {
+        const left = await chatMessages(ms, r.chat);
+        refreshPreview(ch, left);
+        recount(ch, left);
+      }
     }
   }
   putChats();
@@ -120,7 +140,7 @@ export async function storeBatch(results, cursor, notice, me, groups = { puts: [
     }
   }
   await done(t);
-  return { changed, noticed, receipts: delivered.size > 0, forged, history };
+  return { changed, noticed, receipts: delivered.size > 0, forged, history, confirm };
 }
 
 // resolveWaiting replaces messages that were waiting to decrypt, each
