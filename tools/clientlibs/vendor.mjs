@@ -2,7 +2,7 @@
 // node_modules (installed by `npm ci` from package-lock.json) into
 // webclient/static/vendor, as the browser loads them with no build step:
 //
-// - Only the files the library's entry module reaches: its static imports,
+// - Only the files the entry modules reach: their static imports,
 //   and its dynamic imports that name an installed package. A dynamic
 //   import of an optional package that is not installed (a ciphersuite we
 //   do not use) stays as it is and fails when called, as the library
@@ -11,8 +11,9 @@
 //   import ("@hpke/core") becomes the relative path of the vendored file,
 //   so that no import map is needed and the CSP stays 'self'; the
 //   sourceMappingURL comment is dropped, since the maps are not vendored.
-// - Next to each package, its LICENSE, and for the entry package its .d.ts
-//   files, which the type checker reads instead of the library's JavaScript.
+// - Next to each package, its LICENSE, and for the MLS library and the
+//   noble packages (which the app lock imports itself) their .d.ts files,
+//   which the type checker reads instead of the libraries' JavaScript.
 //
 // It then writes webclient/vendored.json: each package's version and the
 // integrity npm checked, each served file's sha256. A Go test compares it
@@ -30,8 +31,11 @@ const outDir = path.join(root, 'webclient/static/vendor');
 const manifestFile = path.join(root, 'webclient/vendored.json');
 const lock = JSON.parse(readFileSync(path.join(here, 'package-lock.json'), 'utf8'));
 
-// ENTRY is the one package the client imports; the rest come with it.
-const ENTRY = 'ts-mls';
+// ENTRIES are the modules the client imports, the MLS library first (ADR
+// 0098); the rest come with them. scrypt and HKDF key the app lock (ADR
+// 0113).
+const ENTRIES = ['ts-mls', '@noble/hashes/scrypt.js', '@noble/hashes/hkdf.js'];
+const ENTRY = ENTRIES[0];
 
 function fail(msg) {
   console.error('vendor-clientlibs: ' + msg);
@@ -96,7 +100,7 @@ function relImport(fromServed, toServed) {
 
 await init;
 const entryFile = resolveBare(ENTRY);
-const queue = [entryFile];
+const queue = ENTRIES.map(resolveBare);
 const seen = new Set(queue);
 const out = new Map(); // served path -> bytes
 const packages = new Map();
@@ -139,7 +143,7 @@ while (queue.length) {
   text += src.slice(last);
   text = text.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
   out.set(served, Buffer.from(text));
-  if (pkgOf(file).name === ENTRY) {
+  if (pkgOf(file).name === ENTRY || pkgOf(file).name.startsWith('@noble/')) {
     const dts = file.replace(/\.js$/, '.d.ts');
     if (existsSync(dts)) out.set(served.replace(/\.js$/, '.d.ts'), readFileSync(dts));
   }
@@ -161,6 +165,7 @@ for (const [served, bytes] of [...out].sort(([a], [b]) => (a < b ? -1 : 1))) {
 const manifest = {
   comment: 'Written by scripts/vendor-clientlibs.sh: the vendored packages and the sha256 of each served file (webclient/vendored_test.go checks them).',
   entry: `vendor/${ENTRY}@${packages.get(ENTRY).version}/${path.relative(packages.get(ENTRY).dir, entryFile)}`,
+  entries: ENTRIES,
   packages: [...packages.values()]
     .sort((a, b) => (a.name < b.name ? -1 : 1))
     .map((p) => ({ name: p.name, version: p.version, license: p.license, integrity: p.integrity })),
