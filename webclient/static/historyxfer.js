@@ -257,7 +257,7 @@ export async function dismiss(which) {
   notify({ type: 'history' });
 }
 
-/** DAYS_30 is the start of "the last 30 days" from now. */
+/** since30 is the start of "the last 30 days" from now. */
 export function since30(now = Date.now()) {
   return now - 30 * DAY;
 }
