@@ -67,6 +67,19 @@ func erased(id string) string {
 	return `import('/store.js').then(s => s.getMessage(` + js(id) + `)).then(m => !!m && !!m.expired && m.hidden === true && m.text === null && m.files === null && !('expireAt' in m))`
 }
 
+// backLater brings an offline tab back to the relay 6 minutes later by
+// its clock, opens its chat with peer and waits until it erased the
+// message id, the control message beside it still shown.
+func backLater(r *liveRelay, tb *tab, peer, id string) {
+	tb.t.Helper()
+	tb.do(chromedp.Navigate(r.URL + "/"))
+	tb.shiftClock(6 * time.Minute)
+	tb.do(chromedp.Reload())
+	tb.openChat(peer)
+	tb.waitFor("the message erased on the device back online", erased(id))
+	tb.waitMessage("before the timer")
+}
+
 // setTimer chooses the chat's timer in its info panel.
 func (tb *tab) setTimer(label string) {
 	tb.t.Helper()
@@ -179,23 +192,13 @@ func TestDisappearingMessages(t *testing.T) {
 
 	// The phone comes back 6 minutes later: it erases the message as it
 	// arrives, never showing it.
-	phone.do(chromedp.Navigate(r.URL + "/"))
-	phone.shiftClock(6 * time.Minute)
-	phone.do(chromedp.Reload())
-	phone.openChat("bob")
-	phone.waitFor("the phone erased the message", erased(id))
-	phone.waitMessage("before the timer")
+	backLater(r, phone, "bob", id)
 	if saw := eval[[]string](phone, `window.__saw`); len(saw) != 0 {
 		t.Fatalf("the phone showed %v", saw)
 	}
 	// bob's tablet comes back too: his laptop read the message 6 minutes
 	// ago, and its read record says when, so the tablet erases it as well.
-	tablet.do(chromedp.Navigate(r.URL + "/"))
-	tablet.shiftClock(6 * time.Minute)
-	tablet.do(chromedp.Reload())
-	tablet.openChat("alice")
-	tablet.waitFor("the tablet erased the message", erased(id))
-	tablet.waitMessage("before the timer")
+	backLater(r, tablet, "alice", id)
 
 	// bob turns it off: a message after that stays.
 	bob.setTimer("Off")
