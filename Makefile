@@ -31,7 +31,7 @@ test:
 	@scripts/typecheck.sh
 	@scripts/ensure-chromium.sh
 	@url="$${RELAY_TEST_DATABASE_URL:-$$($(PG) url)}" && \
-	RELAY_TEST_DATABASE_URL="$$url" $(GO) test -race -count=1 -timeout 30m ./...
+	RELAY_TEST_DATABASE_URL="$$url" $(GO) test -race -count=1 -timeout 60m ./...
 	@GO="$(GO)" FUZZTIME="$(TEST_FUZZTIME)" scripts/fuzz.sh
 
 ## check: gofmt, go vet, staticcheck, govulncheck, then make test
