@@ -23,6 +23,7 @@ import { settingsScreen } from './screen-settings.js';
 import { leave } from './screen-leave.js';
 import * as search from './search.js';
 import { renderHistoryBanner } from './screen-transfer.js';
+import { lockScreen, watchLock } from './screen-lock.js';
 
 const nav = document.getElementById('nav');
 const meBox = document.getElementById('me-box');
@@ -287,6 +288,12 @@ document.getElementById('logout').addEventListener('click', () => leave('logout'
   // what IndexedDB holds, with or without the relay: the stream says
   // whether it can be reached, and a 401 means logged out.
   sync.installShell();
+  // With the app lock on, nothing is read before the passphrase, unless
+  // another tab of the profile is unlocked and gives this one the key.
+  const lock = await store.lockStatus();
+  if (lock.state === 'locked' && !(await store.askOtherTabs())) await lockScreen();
+  else if (lock.state === 'unlocked' && lock.converting) await store.resumeConversion();
+  watchLock();
   const has = await sync.load();
   booted = true;
   if (has) startSession();

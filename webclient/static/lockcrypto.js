@@ -159,6 +159,36 @@ export function openRow(keys, store, key, sealed) {
   return unpack(td.decode(padded.subarray(4, 4 + n)));
 }
 
+// SEALED_FILE is the type of a file's bytes sealed by sealFile: the
+// files store tells them by it.
+export const SEALED_FILE = 'application/x-relay-sealed';
+
+/**
+ * sealFile seals a file's bytes and type for the files store under ref.
+ * @param {{rows: Uint8Array}} keys
+ * @param {string} ref
+ * @param {string} type
+ * @param {Uint8Array} bytes
+ */
+export function sealFile(keys, ref, type, bytes) {
+  const t = te.encode(type || '');
+  const head = new Uint8Array(2);
+  new DataView(head.buffer).setUint16(0, t.length);
+  return seal(keys.rows, concat(head, t, bytes), label('file', ref));
+}
+
+/**
+ * openFile opens what sealFile sealed under ref.
+ * @param {{rows: Uint8Array}} keys
+ * @param {string} ref
+ * @param {Uint8Array} sealed
+ */
+export function openFile(keys, ref, sealed) {
+  const plain = open(keys.rows, sealed, label('file', ref));
+  const n = new DataView(plain.buffer, plain.byteOffset).getUint16(0);
+  return { type: td.decode(plain.subarray(2, 2 + n)), bytes: plain.subarray(2 + n) };
+}
+
 // b64 and unb64 are base64 in pieces: a spread of a large array would
 // pass more arguments than a call takes.
 function b64(u) {

@@ -7,6 +7,7 @@ import { el, ask } from './dom.js';
 import { passwordForm } from './passwordform.js';
 import { ui, show } from './ui.js';
 import { historySection } from './screen-history.js';
+import { lockSection } from './screen-lock.js';
 
 // settingsScreen shows whether the account has a recovery key, and makes
 // a new one. saved: a recovery key was just saved, which it confirms;
@@ -46,7 +47,7 @@ export async function settingsScreen({ saved = false, create: createNow = false 
     el('p', { class: 'muted' }, 'The recovery key lets you use this account in a new browser when no other device is left. The relay keeps your account key locked under it and never sees the key itself.'),
     statusText,
     status.set ? el('p', { class: 'muted' }, 'A new key replaces the old one: the old key stops working at once.') : null,
-    el('p', {}, create), slot), historySection(!!status.set), await receiptsSection(), deleteSection());
+    el('p', {}, create), slot), historySection(!!status.set), lockSection(), await receiptsSection(), deleteSection());
   // The offer after a restore leads to Import a backup.
   if (ui.focusImport) {
     ui.focusImport = false;

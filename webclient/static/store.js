@@ -16,6 +16,8 @@
 //   storefiles.js  attachments' bytes on this device
 //   storeimport.js a history brought from a backup or another device
 //   storeexpire.js a chat's timer, and disappearing messages erased
+//   storelock.js   the app lock: turning it on and off, unlocking
+//   storesealed.js the rows as the app lock seals them
 
 // ---- the database and the meta records ----
 
@@ -55,3 +57,11 @@ export { putFile, keepDownloaded, getFile, setFileFields } from './storefiles.js
 export { importHistory } from './storeimport.js';
 
 export { expireDue, nextExpiry } from './storeexpire.js';
+
+// ---- the app lock (storelock.js) ----
+
+export { Locked } from './storesealed.js';
+export { WrongPassphrase } from './lockcrypto.js';
+export {
+  lockState, lockStatus, onLockChange, askOtherTabs, enableLock, unlock, resumeConversion, lockApp, setAutoLock, disableLock,
+} from './storelock.js';

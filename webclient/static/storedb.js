@@ -34,6 +34,10 @@
 //   meta 'receipts' {chat: {delivered: [ids], read: [ids]}}: receipts to
 //              send to the chat's other person, not yet accepted
 //   meta 'prefs' {readReceipts}: this device's settings
+//   meta 'lock' {state, kdf, salt, wrapped, publicKey, held, at, autoLock}:
+//              the app lock (storelock.js), never sealed; while it is
+//              there, every other row is in its sealed form
+//              (storesealed.js)
 //   meta 'ignored' {forged, invalid}: records not applied (docs/crypto.md)
 //   meta 'historyIn' {state, from, envelope, at, ...}: the latest history
 //              transfer to this device (historyxfer.js): coming, ready
@@ -72,9 +76,18 @@
 // rec its fields: not a message, sent in the chat's order, applied to its
 // target with the relay's ts once accepted.
 
+import { throughLock, Locked, LOCK_KEY } from './storesealed.js';
+import { sealFile, openFile, SEALED_FILE } from './lockcrypto.js';
+
 const NAME = 'relay';
 const VERSION = 3;
 let dbp = null;
+
+// lock is the app lock as this tab knows it (storelock.js keeps it): its
+// record (null while there is none), its state ('sealing', 'on',
+// 'opening'), and the row keys while this tab holds the data key.
+/** @type {{record: any, state: string, keys: {rows: Uint8Array, names: Uint8Array} | null}} */
+const lock = { record: null, state: 'off', keys: null };
 
 // NoDatabase: this profile has no database, so nothing to read or write.
 // Only startDevice creates it (a new account here); clearAll deletes it
@@ -131,7 +144,14 @@ function openDB(create = false) {
         db.onclose = () => {
           if (dbp === p) dbp = null;
         };
-        resolve(db);
+        // The lock's record says how every transaction reads and writes:
+        // it is read before any.
+        const r = db.transaction(['meta']).objectStore('meta').get(LOCK_KEY);
+        r.onsuccess = () => {
+          setLockRecord(r.result ? r.result.v : null);
+          resolve(db);
+        };
+        r.onerror = () => reject(r.error);
       };
       request.onerror = () => reject(missing ? new NoDatabase() : request.error);
     });
@@ -162,10 +182,62 @@ export function req(r) {
 }
 
 // tx opens a transaction over stores; only startDevice may create the
-// database (create).
+// database (create). While the app lock is on, its stores are read and
+// written through the lock (storesealed.js), and a tab without the data key
+// gets Locked.
 export async function tx(stores, mode = 'readonly', create = false) {
   const db = await openDB(create);
+  const t = db.transaction(stores, mode);
+  if (!lock.record) return t;
+  if (!lock.keys) throw new Locked();
+  return throughLock(t, lock);
+}
+
+// rawTx is a transaction that sees the rows as stored: the lock's own
+// conversion (storelock.js).
+export async function rawTx(stores, mode = 'readonly') {
+  const db = await openDB();
   return db.transaction(stores, mode);
+}
+
+// setLockRecord and setLockKeys keep what this tab knows of the lock.
+export function setLockRecord(record) {
+  lock.record = record;
+  lock.state = record ? record.state : 'off';
+}
+
+export function setLockKeys(keys) {
+  lock.keys = keys;
+}
+
+// lockNow is what this tab knows of the lock: its record, and whether it
+// holds the keys.
+export function lockNow() {
+  return { record: lock.record, unlocked: !!lock.keys };
+}
+
+// lockedFile is a file's bytes as the files store keeps them: sealed while
+// the lock is on (lockcrypto.js, sealFile), as they are otherwise. It
+// reads the bytes, so it runs before the transaction that keeps them.
+export async function lockedFile(ref, blob) {
+  if (!lock.record || lock.state === 'opening' || blob.type === SEALED_FILE) return blob;
+  if (!lock.keys) throw new Locked();
+  return lockedBytes(ref, new Uint8Array(await blob.arrayBuffer()), blob.type);
+}
+
+// lockedBytes is lockedFile of bytes at hand, within a transaction.
+export function lockedBytes(ref, bytes, type) {
+  if (!lock.record || lock.state === 'opening') return new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (bytes)], { type });
+  if (!lock.keys) throw new Locked();
+  return new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (sealFile(lock.keys, ref, type, bytes))], { type: SEALED_FILE });
+}
+
+// openedFile is the file a kept blob holds.
+export async function openedFile(ref, blob) {
+  if (!blob || blob.type !== SEALED_FILE) return blob;
+  if (!lock.keys) throw new Locked();
+  const f = openFile(lock.keys, ref, new Uint8Array(await blob.arrayBuffer()));
+  return new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (f.bytes)], { type: f.type });
 }
 
 // newChat is a chat of which nothing was stored yet.
@@ -193,7 +265,30 @@ export async function getMeta(k) {
     throw e;
   }
   const r = await req(t.objectStore('meta').get(k));
-  return r ? r.v : undefined;
+  return r ? keysIn(r.v) : undefined;
+}
+
+// keysOut is a meta value with each CryptoKey in it (the account's and
+// the device's keys) exported, for the app lock to seal: rows are sealed
+// within their transaction, and an export waits for a promise. keysIn
+// imports them again. Only the values' own fields hold keys.
+export async function keysOut(v) {
+  if (!v || typeof v !== 'object' || Array.isArray(v) || !Object.values(v).some((x) => x instanceof CryptoKey)) return v;
+  const out = { ...v };
+  for (const [f, x] of Object.entries(v)) {
+    if (x instanceof CryptoKey) out[f] = { cryptoKey: { jwk: await crypto.subtle.exportKey('jwk', x), algorithm: x.algorithm, usages: x.usages, extractable: x.extractable } };
+  }
+  return out;
+}
+
+async function keysIn(v) {
+  const held = (x) => x && typeof x === 'object' && x.cryptoKey && x.cryptoKey.jwk;
+  if (!v || typeof v !== 'object' || Array.isArray(v) || !Object.values(v).some(held)) return v;
+  const out = { ...v };
+  for (const [f, x] of Object.entries(v)) {
+    if (held(x)) out[f] = await crypto.subtle.importKey('jwk', x.cryptoKey.jwk, x.cryptoKey.algorithm, x.cryptoKey.extractable, x.cryptoKey.usages);
+  }
+  return out;
 }
 
 // hadAccount reports whether this browser profile ever held an account,
@@ -219,6 +314,7 @@ function rememberAccount() {
 // ---- writes of the meta records, and of the whole database ----
 
 async function putMeta(pairs, create = false) {
+  if (lock.record && lock.state !== 'opening') pairs = await Promise.all(pairs.map(async ([k, v]) => [k, await keysOut(v)]));
   const t = await tx(['meta'], 'readwrite', create);
   for (const [k, v] of pairs) t.objectStore('meta').put({ k, v });
   await done(t);
@@ -236,6 +332,8 @@ export async function clearAll() {
     } catch { /* it did not open */ }
   }
   dbp = null;
+  setLockRecord(null);
+  setLockKeys(null);
   await new Promise((resolve, reject) => {
     const r = indexedDB.deleteDatabase(NAME);
     r.onsuccess = () => resolve();

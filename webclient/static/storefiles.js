@@ -5,12 +5,14 @@
 // (deleted for everyone or for me, or cancelled: dropFiles in
 // storerows.js, in the transaction that deletes it).
 
-import { tx, req, done } from './storedb.js';
+import { tx, req, done, lockedFile, openedFile } from './storedb.js';
 
 // putFile keeps the bytes of file ref of message msg of chat.
+// While the app lock is on, the bytes are sealed before the transaction.
 export async function putFile(ref, msg, chat, blob) {
+  const kept = await lockedFile(ref, blob);
   const t = await tx(['files'], 'readwrite');
-  t.objectStore('files').put({ ref, msg, chat, blob });
+  t.objectStore('files').put({ ref, msg, chat, blob: kept });
   await done(t);
 }
 
@@ -18,6 +20,7 @@ export async function putFile(ref, msg, chat, blob) {
 // marks the file got, unless the message is gone, deleted or no longer
 // has it (deleted while it downloaded). It returns whether it kept them.
 export async function keepDownloaded(id, ref, blob) {
+  const kept = await lockedFile(ref, blob);
   const t = await tx(['messages', 'files'], 'readwrite');
   const ms = t.objectStore('messages');
   const m = await req(ms.get(id));
@@ -25,7 +28,7 @@ export async function keepDownloaded(id, ref, blob) {
   if (at >= 0) {
     m.files[at] = { ...m.files[at], got: true, state: null };
     ms.put(m);
-    t.objectStore('files').put({ ref, msg: id, chat: m.chat, blob });
+    t.objectStore('files').put({ ref, msg: id, chat: m.chat, blob: kept });
   }
   await done(t);
   return at >= 0;
@@ -35,7 +38,7 @@ export async function keepDownloaded(id, ref, blob) {
 export async function getFile(ref) {
   const t = await tx(['files']);
   const r = await req(t.objectStore('files').get(ref));
-  return r ? r.blob : null;
+  return r ? openedFile(ref, r.blob) : null;
 }
 
 // setFileFields changes the entry ref of message id's files (an upload's

@@ -6,7 +6,7 @@
 // nothing is shown twice and each chat keeps its order (docs/storage.md,
 // "History archives").
 
-import { tx, req, done, newChat, chatMessages } from './storedb.js';
+import { tx, req, done, newChat, chatMessages, lockedBytes } from './storedb.js';
 import { refreshPreview } from './storerows.js';
 import { recount, supersedes, readPosition } from './readpos.js';
 
@@ -65,7 +65,7 @@ export async function importHistory(lines) {
     touched.add(m.chat);
   }
   for (const l of files.values()) {
-    if (added.has(l.file.msg)) fs.put({ ref: l.file.ref, msg: l.file.msg, chat: l.file.chat, blob: new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (l.data)], { type: l.file.type || 'application/octet-stream' }) });
+    if (added.has(l.file.msg)) fs.put({ ref: l.file.ref, msg: l.file.msg, chat: l.file.chat, blob: lockedBytes(l.file.ref, /** @type {Uint8Array} */ (l.data), l.file.type || 'application/octet-stream') });
   }
   const archived = new Map();
   for (const l of lines) if (l.chat) archived.set(l.chat.username, l.chat);

@@ -1,0 +1,340 @@
+// storelock.js: the app lock's writes (ADR 0113; docs/storage.md, "App
+// lock"): turning it on and off, which converts every store in steps that
+// a reload resumes, unlocking with the passphrase, locking, and what the
+// tabs of the profile tell each other (the data key, while unlocked, and
+// that the lock changed). The rows' sealed form is storesealed.js's.
+//
+// The lock's record, meta 'lock', in the clear: {state ('sealing', 'on',
+// 'opening'), kdf {N, r, p}, salt, wrapped (the data key under the
+// passphrase's key), publicKey, held (the lock's private key sealed under
+// the data key), at {store, after}: where the conversion stopped, autoLock
+// (minutes, 0 for never)}.
+
+import { rawTx, req, done, setLockRecord, setLockKeys, lockNow, NoDatabase, keysOut } from './storedb.js';
+import { sealForm, openForm, isSealed, LOCK_KEY } from './storesealed.js';
+import * as lc from './lockcrypto.js';
+
+// STORES are converted in this order, then the files' bytes.
+const STORES = ['meta', 'chats', 'messages', 'files'];
+const PATHS = { meta: 'k', chats: 'username', messages: 'id', files: 'ref' };
+// STEP rows are converted in one transaction.
+const STEP = 200;
+
+// dataKey is this tab's data key while unlocked.
+/** @type {Uint8Array | null} */
+let dataKey = null;
+
+const channel = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel('relay.lock');
+/** @type {Set<(what: string) => void>} */
+const watchers = new Set();
+
+function tell(msg) {
+  if (channel) channel.postMessage(msg);
+}
+
+function hold(key) {
+  dataKey = key;
+  setLockKeys(key ? lc.rowKeys(key) : null);
+}
+
+async function readRecord() {
+  const t = await rawTx(['meta']);
+  const r = await req(t.objectStore('meta').get(LOCK_KEY));
+  return r ? r.v : null;
+}
+
+async function writeRecord(t, record) {
+  if (record) t.objectStore('meta').put({ k: LOCK_KEY, v: record });
+  else t.objectStore('meta').delete(LOCK_KEY);
+}
+
+if (channel) {
+  channel.onmessage = async (ev) => {
+    const m = ev.data || {};
+    if (m.type === 'ask' && dataKey) tell({ type: 'key', key: dataKey });
+    if (m.type === 'key' && !dataKey && m.key instanceof Uint8Array) {
+      setLockRecord(await readRecord());
+      hold(m.key);
+      for (const f of watchers) f('unlocked');
+    }
+    if (m.type === 'changed') {
+      setLockRecord(await readRecord().catch(() => null));
+      for (const f of watchers) f('changed');
+    }
+    if (m.type === 'locked' && dataKey) {
+      hold(null);
+      for (const f of watchers) f('locked');
+    }
+  };
+}
+
+/**
+ * onLockChange calls f when another tab unlocks ('unlocked'), locks
+ * ('locked') or changes the lock ('changed').
+ * @param {(what: string) => void} f
+ */
+export function onLockChange(f) {
+  watchers.add(f);
+}
+
+/**
+ * lockState is the lock as this tab sees it: 'off', 'locked' (on, and no
+ * data key here) or 'unlocked'; converting when it is being turned on or
+ * off; autoLock in minutes.
+ */
+export function lockState() {
+  const { record, unlocked } = lockNow();
+  if (!record) return { state: 'off', converting: null, autoLock: 0 };
+  return {
+    state: unlocked ? 'unlocked' : 'locked',
+    converting: record.state === 'on' ? null : record.state,
+    autoLock: record.autoLock || 0,
+  };
+}
+
+/**
+ * lockStatus is lockState once the lock's record is read: at the start of
+ * a page, before anything else is.
+ */
+export async function lockStatus() {
+  try {
+    setLockRecord(await readRecord());
+  } catch (e) {
+    if (!(e instanceof NoDatabase)) throw e;
+  }
+  return lockState();
+}
+
+/**
+ * askOtherTabs asks the profile's other tabs for the data key, and reports
+ * whether one gave it within wait ms.
+ * @param {number} wait
+ */
+export function askOtherTabs(wait = 300) {
+  if (!channel || dataKey) return Promise.resolve(!!dataKey);
+  return new Promise((resolve) => {
+    const seen = () => {
+      watchers.delete(seen);
+      resolve(true);
+    };
+    watchers.add(seen);
+    tell({ type: 'ask' });
+    setTimeout(() => {
+      watchers.delete(seen);
+      resolve(!!dataKey);
+    }, wait);
+  });
+}
+
+/**
+ * enableLock turns the lock on with passphrase: a new data key, wrapped
+ * under the passphrase's key, then every store sealed in steps.
+ * onProgress(phase, done) is told 'key' while the passphrase's key is
+ * derived, then 'sealing' with the share of rows done.
+ * @param {string} passphrase
+ * @param {number} autoLock minutes, 0 for never
+ * @param {(phase: string, done: number) => void} [onProgress]
+ */
+export async function enableLock(passphrase, autoLock, onProgress = () => {}) {
+  if (lockNow().record) throw new Error('The app lock is already on.');
+  const salt = crypto.getRandomValues(new Uint8Array(lc.SALT_BYTES));
+  const passKey = await lc.passphraseKey(passphrase, salt, lc.KDF, (d) => onProgress('key', d));
+  const key = lc.newDataKey();
+  const keys = lc.rowKeys(key);
+  const pair = lc.lockKeyPair();
+  const record = {
+    state: 'sealing', kdf: lc.KDF, salt, wrapped: lc.wrapKey(passKey, key), publicKey: pair.publicKey,
+    held: lc.sealRow(keys, 'lock', 'held', pair.privateKey), at: { store: 0, after: null }, autoLock,
+  };
+  const t = await rawTx(['meta'], 'readwrite');
+  writeRecord(t, record);
+  await done(t);
+  hold(key);
+  setLockRecord(record);
+  tell({ type: 'changed' });
+  tell({ type: 'key', key });
+  await convert((d) => onProgress('sealing', d));
+}
+
+/**
+ * unlock opens the data key with passphrase (WrongPassphrase if it does
+ * not), and goes on with a conversion a reload stopped. A wrong passphrase
+ * changes nothing.
+ * @param {string} passphrase
+ * @param {(phase: string, done: number) => void} [onProgress]
+ */
+export async function unlock(passphrase, onProgress = () => {}) {
+  const record = await readRecord();
+  if (!record) return;
+  const passKey = await lc.passphraseKey(passphrase, record.salt, record.kdf, (d) => onProgress('key', d));
+  const key = lc.unwrapKey(passKey, record.wrapped);
+  setLockRecord(record);
+  hold(key);
+  tell({ type: 'key', key });
+}
+
+/**
+ * resumeConversion goes on with turning the lock on or off where a reload
+ * stopped it, in this tab (which holds the data key).
+ * @param {(phase: string, done: number) => void} [onProgress]
+ */
+export async function resumeConversion(onProgress = () => {}) {
+  const { record } = lockNow();
+  if (!dataKey || !record || record.state === 'on') return;
+  await convert((d) => onProgress(record.state, d));
+}
+
+/**
+ * lockApp forgets the data key in every tab of the profile.
+ */
+export function lockApp() {
+  hold(null);
+  tell({ type: 'locked' });
+}
+
+/**
+ * setAutoLock changes the minutes without use after which the app locks.
+ * @param {number} minutes
+ */
+export async function setAutoLock(minutes) {
+  const t = await rawTx(['meta'], 'readwrite');
+  const r = await req(t.objectStore('meta').get(LOCK_KEY));
+  if (r) {
+    r.v.autoLock = minutes;
+    writeRecord(t, r.v);
+  }
+  await done(t);
+  setLockRecord(r ? r.v : null);
+  tell({ type: 'changed' });
+}
+
+/**
+ * disableLock turns the lock off, once the passphrase is checked: every
+ * store opened in steps, then the lock's record deleted.
+ * @param {string} passphrase
+ * @param {(phase: string, done: number) => void} [onProgress]
+ */
+export async function disableLock(passphrase, onProgress = () => {}) {
+  const record = await readRecord();
+  if (!record) return;
+  const passKey = await lc.passphraseKey(passphrase, record.salt, record.kdf, (d) => onProgress('key', d));
+  const key = lc.unwrapKey(passKey, record.wrapped);
+  hold(key);
+  const t = await rawTx(['meta'], 'readwrite');
+  const next = { ...record, state: 'opening', at: { store: 0, after: null } };
+  writeRecord(t, next);
+  await done(t);
+  setLockRecord(next);
+  tell({ type: 'changed' });
+  await convert((d) => onProgress('opening', d));
+}
+
+// convert runs the conversion of the lock's record to its end, a step
+// (one transaction, which reads the record again, so that two tabs never
+// convert the same rows twice) at a time, and reports the share of rows
+// done.
+async function convert(onProgress) {
+  const total = await rowCount();
+  let moved = 0;
+  for (;;) {
+    const n = await step();
+    if (n < 0) return;
+    moved += n;
+    onProgress(Math.min(1, moved / Math.max(1, total)));
+  }
+}
+
+async function rowCount() {
+  const t = await rawTx([...STORES]);
+  let n = 0;
+  for (const s of STORES) n += await req(t.objectStore(s).count());
+  return n + (await req(t.objectStore('files').count()));
+}
+
+// step converts up to STEP rows where the record stopped, and moves the
+// record on in the same transaction; it returns how many rows it read, or
+// -1 once there is nothing left to convert.
+async function step() {
+  const record = await readRecord();
+  if (!record || record.state === 'on') return -1;
+  const name = STORES[record.at.store];
+  if (name === undefined) return fileStep(record);
+  const sealing = record.state === 'sealing';
+  const keys = lc.rowKeys(/** @type {Uint8Array} */ (dataKey));
+  // The keys in meta rows are exported first, outside the transaction
+  // (an export waits for a promise); a row that changed meanwhile fails
+  // the step, which the next one does again.
+  const exported = new Map();
+  if (sealing && name === 'meta') {
+    const t0 = await rawTx(['meta']);
+    for (const row of await req(t0.objectStore('meta').getAll())) {
+      if (!isSealed(row) && row.k !== LOCK_KEY) {
+        const v = await keysOut(row.v);
+        if (v !== row.v) exported.set(row.k, { k: row.k, v });
+      }
+    }
+  }
+  const t = await rawTx(name === 'meta' ? ['meta'] : [name, 'meta'], 'readwrite');
+  const now = await req(t.objectStore('meta').get(LOCK_KEY));
+  if (!now || JSON.stringify(now.v.at) !== JSON.stringify(record.at) || now.v.state !== record.state) {
+    await done(t);
+    return 0; // another tab moved it on meanwhile
+  }
+  const s = t.objectStore(name);
+  const path = PATHS[name];
+  const range = record.at.after === null ? null : IDBKeyRange.lowerBound(record.at.after, true);
+  const rows = await req(s.getAll(range, STEP));
+  for (const row of rows) {
+    if (name === 'meta' && row.k === LOCK_KEY) continue;
+    if (sealing === isSealed(row)) continue;
+    const next = sealing ? sealForm(keys, name, exported.get(row[path]) || row) : openForm(keys, name, row);
+    if (next[path] !== row[path]) s.delete(row[path]);
+    s.put(next);
+  }
+  const at = rows.length < STEP ? { store: record.at.store + 1, after: null } : { store: record.at.store, after: rows[rows.length - 1][path] };
+  const next = { ...record, at };
+  writeRecord(t, next);
+  await done(t);
+  setLockRecord(next);
+  return rows.length;
+}
+
+// fileStep converts the bytes of one file: read, sealed or opened outside
+// a transaction (the bytes are read asynchronously), written back if the
+// row still holds the same bytes. After the last, the conversion ends.
+async function fileStep(record) {
+  const sealing = record.state === 'sealing';
+  const keys = lc.rowKeys(/** @type {Uint8Array} */ (dataKey));
+  const t1 = await rawTx(['files']);
+  const range = record.at.after === null ? null : IDBKeyRange.lowerBound(record.at.after, true);
+  const [row] = await req(t1.objectStore('files').getAll(range, 1));
+  let blob = null;
+  if (row && row.blob && sealing !== (row.blob.type === lc.SEALED_FILE)) {
+    const bytes = new Uint8Array(await row.blob.arrayBuffer());
+    if (sealing) blob = new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (lc.sealFile(keys, row.ref, row.blob.type, bytes))], { type: lc.SEALED_FILE });
+    else {
+      const f = lc.openFile(keys, row.ref, bytes);
+      blob = new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (f.bytes)], { type: f.type });
+    }
+  }
+  const t = await rawTx(['files', 'meta'], 'readwrite');
+  const cur = await req(t.objectStore('meta').get(LOCK_KEY));
+  if (!cur || JSON.stringify(cur.v.at) !== JSON.stringify(record.at) || cur.v.state !== record.state) {
+    await done(t);
+    return 0;
+  }
+  if (row && blob) {
+    const now = await req(t.objectStore('files').get(row.ref));
+    if (now && now.blob && now.blob.size === row.blob.size && now.blob.type === row.blob.type) t.objectStore('files').put({ ...now, blob });
+  }
+  let next;
+  if (row) next = { ...record, at: { store: record.at.store, after: row.ref } };
+  else if (sealing) next = { ...record, state: 'on', at: null };
+  else next = null;
+  writeRecord(t, next);
+  await done(t);
+  setLockRecord(next);
+  if (!next) hold(null);
+  if (!row) tell({ type: 'changed' });
+  return row ? 1 : 0;
+}
