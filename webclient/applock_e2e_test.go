@@ -2,6 +2,7 @@ package webclient_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -327,4 +329,66 @@ func TestAppLockResumes(t *testing.T) {
 			t.Errorf("%s: %d rows still sealed after Turn off", name, s.Sealed)
 		}
 	}
+}
+
+// waitThroughReload is waitFor for a page that reloads by itself (a lock):
+// a poll cut short by the reload starts again on the new page.
+func (tb *tab) waitThroughReload(what, cond string) {
+	tb.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(tb.ctx, 5*time.Second)
+		_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(4*time.Second)))
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.waitFor(what, cond) // fails with the page's state
+			return
+		}
+	}
+}
+
+// TestAppLockAcrossTabs: a tab opened while another is unlocked opens
+// unlocked; Lock now in one tab locks both; unlocking one unlocks the
+// other. The auto-lock counts use in every tab: input in the second tab
+// keeps the first from locking, and once neither was used for the time
+// chosen, the first locks both. (Each tab's clock is the test's.)
+func TestAppLockAcrossTabs(t *testing.T) {
+	r := startRelay(t)
+	p := browser.New(t)
+	testClock(t, p.Ctx)
+	one := r.openTab(t, p.Ctx)
+	one.register("alice")
+	one.turnLockOn(lockPassphrase)
+	// One minute.
+	eval[chromedp.Void](one, `(() => { const s = document.getElementById('lock-after'); s.value = '1'; s.dispatchEvent(new Event('change')); })()`)
+	one.waitFor("one minute kept", `import('/store.js').then((s) => s.lockState().autoLock === 1)`)
+
+	ctx2, _ := p.NewTab(t)
+	testClock(t, ctx2)
+	two := r.openTab(t, ctx2)
+	two.waitFor("the second tab unlocked by the first", `document.getElementById('new-chat-username')`)
+
+	one.do(chromedp.Click(chromedp.ID("lock-now")))
+	one.waitThroughReload("the first tab locked", `document.getElementById('unlock-passphrase')`)
+	two.waitThroughReload("the second tab locked", `document.getElementById('unlock-passphrase')`)
+	two.unlockWith(lockPassphrase)
+	two.waitFor("the second tab unlocked", `document.getElementById('new-chat-username')`)
+	one.waitThroughReload("the first tab unlocked with it", `document.getElementById('lock-status')`)
+
+	// Input in the second tab 40 s on: the first, 80 s on, was left
+	// unused for 40 s only (without that input it would lock: 80 s).
+	two.shiftClock(40 * time.Second)
+	two.do(chromedp.SendKeys(chromedp.ID("new-chat-username"), "b"))
+	one.shiftClock(80 * time.Second)
+	// A lock would have forgotten the key at once, before its reload.
+	if eval[string](one, `import('/store.js').then((s) => s.lockState().state)`) != "unlocked" || !eval[bool](one, `!!document.getElementById('lock-status')`) {
+		t.Fatal("the first tab locked while the second was in use")
+	}
+	// Another 40 s with no input anywhere: both lock.
+	one.shiftClock(40 * time.Second)
+	one.waitThroughReload("the first tab locked by itself", `document.getElementById('unlock-passphrase')`)
+	two.waitThroughReload("the second tab locked with it", `document.getElementById('unlock-passphrase')`)
 }

@@ -250,13 +250,20 @@ function lastUsed() {
  */
 export function watchLock() {
   for (const ev of ['pointerdown', 'keydown', 'touchstart', 'wheel']) addEventListener(ev, used, { passive: true, capture: true });
-  used();
+  used(); // opening or unlocking the app is a use
   store.onLockChange((what) => {
     if (what === 'locked') location.reload();
   });
-  setInterval(() => {
+  const check = () => {
     const st = store.lockState();
     if (st.state !== 'unlocked' || st.converting || !st.autoLock) return;
     if (Date.now() - lastUsed() >= st.autoLock * 60000) lockNow();
-  }, 15000);
+  };
+  // Also as soon as the page is shown again, as a computer waking up
+  // would show it: before anything it held is seen.
+  setInterval(check, 15000);
+  addEventListener('focus', check);
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible') check();
+  });
 }
