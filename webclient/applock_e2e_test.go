@@ -329,7 +329,35 @@ func TestAppLockResumes(t *testing.T) {
 			t.Errorf("%s: %d rows still sealed after Turn off", name, s.Sealed)
 		}
 	}
+
+	// A row written in the clear behind the conversion (as by a tab that
+	// had not heard of it yet) is sealed by its last pass.
+	if got := eval[string](alice, behindJS); got != "on" {
+		t.Fatalf("the lock after a row written behind it: %q", got)
+	}
+	raw = eval[map[string]rawStore](alice, rawRowsJS)
+	for name, s := range raw {
+		if len(s.Clear) > 0 {
+			t.Errorf("%s: rows left in the clear behind the conversion: %v", name, s.Clear)
+		}
+	}
 }
+
+// behindJS turns the lock on and, once its first step (meta) is done,
+// writes a meta row in the clear, in a transaction made at once on a
+// connection already open, so that it commits before the next step.
+const behindJS = `(async () => {
+  const s = await import('/store.js');
+  const db = await new Promise((ok, no) => { const r = indexedDB.open('relay'); r.onsuccess = () => ok(r.result); r.onerror = () => no(r.error); });
+  let wrote = false;
+  await s.enableLock(` + "`" + `seven blue herons at dawn` + "`" + `, 5, (phase) => {
+    if (phase !== 'sealing' || wrote) return;
+    wrote = true;
+    db.transaction(['meta'], 'readwrite').objectStore('meta').put({ k: 'written behind', v: 'in the clear' });
+  });
+  db.close();
+  return s.lockState().state === 'unlocked' && !s.lockState().converting ? 'on' : JSON.stringify(s.lockState());
+})()`
 
 // waitThroughReload is waitFor for a page that reloads by itself (a lock):
 // a poll cut short by the reload starts again on the new page.

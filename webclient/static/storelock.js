@@ -48,17 +48,22 @@ async function writeRecord(t, record) {
   else t.objectStore('meta').delete(LOCK_KEY);
 }
 
+// What the tabs tell each other carries the lock's record, so that a tab
+// takes it in at once, before any transaction of its own: 'key' (the data
+// key, to a tab that asked or when the lock is turned on or unlocked),
+// 'changed' (the record changed), 'locked', 'ask'.
 if (channel) {
-  channel.onmessage = async (ev) => {
+  channel.onmessage = (ev) => {
     const m = ev.data || {};
-    if (m.type === 'ask' && dataKey) tell({ type: 'key', key: dataKey });
+    if (m.type === 'ask' && dataKey) tell({ type: 'key', key: dataKey, record: lockNow().record });
     if (m.type === 'key' && !dataKey && m.key instanceof Uint8Array) {
-      setLockRecord(await readRecord());
+      setLockRecord(m.record);
       hold(m.key);
       for (const f of watchers) f('unlocked');
     }
     if (m.type === 'changed') {
-      setLockRecord(await readRecord().catch(() => null));
+      setLockRecord(m.record);
+      if (!m.record) hold(null);
       for (const f of watchers) f('changed');
     }
     if (m.type === 'locked' && dataKey) {
@@ -151,8 +156,7 @@ export async function enableLock(passphrase, autoLock, onProgress = () => {}) {
   await done(t);
   hold(key);
   setLockRecord(record);
-  tell({ type: 'changed' });
-  tell({ type: 'key', key });
+  tell({ type: 'key', key, record });
   await convert((d) => onProgress('sealing', d));
 }
 
@@ -170,7 +174,7 @@ export async function unlock(passphrase, onProgress = () => {}) {
   const key = lc.unwrapKey(passKey, record.wrapped);
   setLockRecord(record);
   hold(key);
-  tell({ type: 'key', key });
+  tell({ type: 'key', key, record });
 }
 
 /**
@@ -205,7 +209,7 @@ export async function setAutoLock(minutes) {
   }
   await done(t);
   setLockRecord(r ? r.v : null);
-  tell({ type: 'changed' });
+  tell({ type: 'changed', record: r ? r.v : null });
 }
 
 /**
@@ -225,7 +229,7 @@ export async function disableLock(passphrase, onProgress = () => {}) {
   writeRecord(t, next);
   await done(t);
   setLockRecord(next);
-  tell({ type: 'changed' });
+  tell({ type: 'changed', record: next });
   await convert((d) => onProgress('opening', d));
 }
 
@@ -234,14 +238,16 @@ export async function disableLock(passphrase, onProgress = () => {}) {
 // convert the same rows twice) at a time, and reports the share of rows
 // done.
 async function convert(onProgress) {
-  const total = await rowCount();
+  // Two passes: the one that converts, and the one that finds nothing left.
+  const total = 2 * (await rowCount());
   let moved = 0;
   for (;;) {
     const n = await step();
-    if (n < 0) return;
+    if (n < 0) break;
     moved += n;
-    onProgress(Math.min(1, moved / Math.max(1, total)));
+    onProgress(Math.min(0.99, moved / Math.max(1, total)));
   }
+  onProgress(1);
 }
 
 async function rowCount() {
@@ -284,15 +290,17 @@ async function step() {
   const path = PATHS[name];
   const range = record.at.after === null ? null : IDBKeyRange.lowerBound(record.at.after, true);
   const rows = await req(s.getAll(range, STEP));
+  let found = 0;
   for (const row of rows) {
     if (name === 'meta' && row.k === LOCK_KEY) continue;
     if (sealing === isSealed(row)) continue;
+    found++;
     const next = sealing ? sealForm(keys, name, exported.get(row[path]) || row) : openForm(keys, name, row);
     if (next[path] !== row[path]) s.delete(row[path]);
     s.put(next);
   }
   const at = rows.length < STEP ? { store: record.at.store + 1, after: null } : { store: record.at.store, after: rows[rows.length - 1][path] };
-  const next = { ...record, at };
+  const next = { ...record, at, found: (record.found || 0) + found };
   writeRecord(t, next);
   await done(t);
   setLockRecord(next);
@@ -328,13 +336,17 @@ async function fileStep(record) {
     if (now && now.blob && now.blob.size === row.blob.size && now.blob.type === row.blob.type) t.objectStore('files').put({ ...now, blob });
   }
   let next;
-  if (row) next = { ...record, at: { store: record.at.store, after: row.ref } };
-  else if (sealing) next = { ...record, state: 'on', at: null };
+  if (row) next = { ...record, at: { store: record.at.store, after: row.ref }, found: (record.found || 0) + (blob ? 1 : 0) };
+  // A pass that converted rows is followed by another: a tab that had not
+  // heard of the conversion yet may have written behind it. The one that
+  // finds nothing left ends it.
+  else if (record.found) next = { ...record, at: { store: 0, after: null }, found: 0 };
+  else if (sealing) next = { ...record, state: 'on', at: null, found: 0 };
   else next = null;
   writeRecord(t, next);
   await done(t);
   setLockRecord(next);
   if (!next) hold(null);
-  if (!row) tell({ type: 'changed' });
+  if (!row && (!next || next.state === 'on')) tell({ type: 'changed', record: next });
   return row ? 1 : 0;
 }
