@@ -176,6 +176,7 @@ export function lockSection() {
         btn.disabled = true;
         try {
           await store.enableLock(pass.value, Number(/** @type {HTMLSelectElement} */ (minutes.querySelector('select')).value), (phase, d) => prog.set(phase, d));
+          used(); // the time unused counts from now, not from an earlier lock
           box.replaceWith(lockSection());
           const now = document.getElementById('lock-now');
           if (now) now.focus();
@@ -228,6 +229,7 @@ const LAST_USE = 'relay.lastUse';
 let lastWrite = 0;
 
 function used() {
+  if (store.lockState().state === 'off') return; // nothing to count
   const now = Date.now();
   if (now - lastWrite < 5000) return;
   lastWrite = now;
