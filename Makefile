@@ -60,7 +60,7 @@ build:
 ## then what MLS costs the web client in headless Chromium (cmd/mls-bench,
 ## under a minute; MLS_BENCH_ARGS for its flags), its search of 100,000
 ## messages (cmd/search-bench, under a minute; SEARCH_BENCH_ARGS) and its app
-## lock over 20,000 (cmd/lock-bench, under a minute; LOCK_BENCH_ARGS)
+## lock over 20,000 (cmd/lock-bench, about a minute and a half; LOCK_BENCH_ARGS)
 bench: build
 	$(GO) build -o bin/relay-bench ./cmd/relay-bench
 	bin/relay-bench $(BENCH_ARGS)
