@@ -58,8 +58,9 @@ build:
 ## bench: measure the relay against references run at the same time (about
 ## three minutes; BENCH_ARGS=--long for the long version, --ntfy PATH for ntfy),
 ## then what MLS costs the web client in headless Chromium (cmd/mls-bench,
-## under a minute; MLS_BENCH_ARGS for its flags) and its search of 100,000
-## messages (cmd/search-bench, under a minute; SEARCH_BENCH_ARGS)
+## under a minute; MLS_BENCH_ARGS for its flags), its search of 100,000
+## messages (cmd/search-bench, under a minute; SEARCH_BENCH_ARGS) and its app
+## lock over 20,000 (cmd/lock-bench, about a minute and a half; LOCK_BENCH_ARGS)
 bench: build
 	$(GO) build -o bin/relay-bench ./cmd/relay-bench
 	bin/relay-bench $(BENCH_ARGS)
@@ -68,6 +69,8 @@ bench: build
 	bin/mls-bench $(MLS_BENCH_ARGS)
 	$(GO) build -o bin/search-bench ./cmd/search-bench
 	bin/search-bench $(SEARCH_BENCH_ARGS)
+	$(GO) build -o bin/lock-bench ./cmd/lock-bench
+	bin/lock-bench $(LOCK_BENCH_ARGS)
 
 pg-stop:
 	@$(PG) stop

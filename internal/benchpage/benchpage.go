@@ -1,8 +1,8 @@
 // Package benchpage is what the benchmarks of the web client in headless
-// Chromium share (cmd/mls-bench, cmd/search-bench): the client's files
-// and a bench's own page served on a loopback port, a throw-away browser
-// profile with one tab, calls into the page, the statistics and the
-// JSON they write.
+// Chromium share (cmd/mls-bench, cmd/search-bench, cmd/lock-bench): the
+// client's files and a bench's own page served on a loopback port, a
+// throw-away browser profile with one tab, calls into the page, the
+// statistics and the JSON they write.
 package benchpage
 
 import (
