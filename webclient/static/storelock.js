@@ -257,6 +257,18 @@ async function rowCount() {
   return n + (await req(t.objectStore('files').count()));
 }
 
+// sameButKeys tells whether two meta values are the same once their keys
+// (WebCrypto keys, or keys exported from them) are left out.
+function sameButKeys(a, b) {
+  const bare = (v) => {
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
+    const out = {};
+    for (const [f, x] of Object.entries(v)) out[f] = x instanceof CryptoKey || (x && x.cryptoKey) ? null : x;
+    return out;
+  };
+  return lc.pack(bare(a)) === lc.pack(bare(b));
+}
+
 // step converts up to STEP rows where the record stopped, and moves the
 // record on in the same transaction; it returns how many rows it read, or
 // -1 once there is nothing left to convert.
@@ -295,7 +307,16 @@ async function step() {
     if (name === 'meta' && row.k === LOCK_KEY) continue;
     if (sealing === isSealed(row)) continue;
     found++;
-    const next = sealing ? sealForm(keys, name, exported.get(row[path]) || row) : openForm(keys, name, row);
+    let from = row;
+    if (exported.has(row[path])) {
+      // Exported from the row as it was before this transaction: used
+      // only if the row is still the same but for its keys.
+      if (!sameButKeys(row.v, exported.get(row[path]).v)) continue;
+      from = exported.get(row[path]);
+    } else if (name === 'meta' && row.v && typeof row.v === 'object' && Object.values(row.v).some((x) => x instanceof CryptoKey)) {
+      continue; // written since the export: the next pass exports it
+    }
+    const next = sealing ? sealForm(keys, name, from) : openForm(keys, name, row);
     if (next[path] !== row[path]) s.delete(row[path]);
     s.put(next);
   }
