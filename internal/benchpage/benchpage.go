@@ -7,6 +7,7 @@ package benchpage
 
 import (
 	"context"
+	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -34,12 +36,21 @@ type Result struct {
 	Note     string  `json:"note,omitempty"`
 }
 
-// Handler serves the web client as the relay does, and page under
-// /bench/. The page is cross-origin isolated (COOP and COEP), which gives
+//go:embed lib
+var libFiles embed.FS
+
+// Handler serves the web client as the relay does, page under /bench/,
+// and what the pages share (lib/: the made-up texts of a history) under
+// /bench/lib/. The page is cross-origin isolated (COOP and COEP), which gives
 // it Chromium's fine clock (5 µs instead of 100 µs), and keeps the
 // client's Content-Security-Policy.
 func Handler(page fs.FS) http.Handler {
 	files := http.StripPrefix("/bench/", http.FileServerFS(page))
+	lib, err := fs.Sub(libFiles, "lib")
+	if err != nil {
+		panic(err) // the embedded folder is there at build time
+	}
+	shared := http.StripPrefix("/bench/lib/", http.FileServerFS(lib))
 	mux := http.NewServeMux()
 	mux.Handle("/bench/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -47,6 +58,10 @@ func Handler(page fs.FS) http.Handler {
 		h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		h.Set("Cross-Origin-Embedder-Policy", "require-corp")
 		h.Set("Cache-Control", "no-store")
+		if strings.HasPrefix(r.URL.Path, "/bench/lib/") {
+			shared.ServeHTTP(w, r)
+			return
+		}
 		files.ServeHTTP(w, r)
 	}))
 	mux.Handle("/", webclient.Handler())
