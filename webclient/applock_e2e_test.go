@@ -382,7 +382,8 @@ func (tb *tab) waitThroughReload(what, cond string) {
 // unlocked; Lock now in one tab locks both; unlocking one unlocks the
 // other. The auto-lock counts use in every tab: input in the second tab
 // keeps the first from locking, and once neither was used for the time
-// chosen, the first locks both. (Each tab's clock is the test's.)
+// chosen, the first locks both. (Each tab's clock is the test's.) The
+// lock screen's way out of a forgotten passphrase wipes the profile.
 func TestAppLockAcrossTabs(t *testing.T) {
 	r := startRelay(t)
 	p := browser.New(t)
@@ -419,4 +420,15 @@ func TestAppLockAcrossTabs(t *testing.T) {
 	one.shiftClock(40 * time.Second)
 	one.waitThroughReload("the first tab locked by itself", `document.getElementById('unlock-passphrase')`)
 	two.waitThroughReload("the second tab locked with it", `document.getElementById('unlock-passphrase')`)
+
+	// A forgotten passphrase: Wipe this browser's data, confirmed, leaves
+	// the profile without its database, on Log in.
+	one.do(chromedp.Click(chromedp.ID("lock-wipe")))
+	one.waitFor("the wipe dialog", `document.getElementById('wipe-dialog') && document.getElementById('wipe-dialog').open`)
+	checkScreen(one, "lock-wipe")
+	one.do(chromedp.Click(chromedp.ID("wipe-confirm")))
+	one.waitThroughReload("Log in after the wipe", `document.getElementById('tab-login') && document.getElementById('tab-login').getAttribute('aria-selected') === 'true'`)
+	if eval[bool](one, `indexedDB.databases().then((ds) => ds.some((d) => d.name === 'relay'))`) {
+		t.Fatal("the database is still there after the wipe")
+	}
 }
