@@ -164,7 +164,7 @@ func TestSettingsDrawnOnce(t *testing.T) {
 		st := &tab{t: t, ctx: ctx}
 		st.do(chromedp.Navigate("about:blank"), chromedp.Navigate(c.url))
 		st.waitFor("Settings, with the stream", `document.getElementById('notify-switch') && document.getElementById('recovery-status') && document.getElementById('conn-bar').hidden && window.testDraws.length > 0`)
-		if draws := eval[[]string](st, `window.testDraws`); !slices.Equal(draws, []string{"settings", "history", "privacy", "delete-section"}) {
+		if draws := eval[[]string](st, `window.testDraws`); !slices.Equal(draws, []string{"settings", "history", "app-lock", "privacy", "delete-section"}) {
 			t.Fatalf("%s: the view drew %q, want Settings once", c.name, draws)
 		}
 	}
