@@ -43,7 +43,7 @@ async function readRecord() {
   return r ? r.v : null;
 }
 
-async function writeRecord(t, record) {
+function writeRecord(t, record) {
   if (record) t.objectStore('meta').put({ k: LOCK_KEY, v: record });
   else t.objectStore('meta').delete(LOCK_KEY);
 }
@@ -160,6 +160,13 @@ export async function enableLock(passphrase, autoLock, onProgress = () => {}) {
   await convert((d) => onProgress('sealing', d));
 }
 
+// openDataKey is the data key of record, opened with passphrase
+// (WrongPassphrase if it does not open it); onProgress is told 'key'.
+async function openDataKey(record, passphrase, onProgress) {
+  const passKey = await lc.passphraseKey(passphrase, record.salt, record.kdf, (d) => onProgress('key', d));
+  return lc.unwrapKey(passKey, record.wrapped);
+}
+
 /**
  * unlock opens the data key with passphrase (WrongPassphrase if it does
  * not), and goes on with a conversion a reload stopped. A wrong passphrase
@@ -170,8 +177,7 @@ export async function enableLock(passphrase, autoLock, onProgress = () => {}) {
 export async function unlock(passphrase, onProgress = () => {}) {
   const record = await readRecord();
   if (!record) return;
-  const passKey = await lc.passphraseKey(passphrase, record.salt, record.kdf, (d) => onProgress('key', d));
-  const key = lc.unwrapKey(passKey, record.wrapped);
+  const key = await openDataKey(record, passphrase, onProgress);
   setLockRecord(record);
   hold(key);
   tell({ type: 'key', key, record });
@@ -221,8 +227,7 @@ export async function setAutoLock(minutes) {
 export async function disableLock(passphrase, onProgress = () => {}) {
   const record = await readRecord();
   if (!record) return;
-  const passKey = await lc.passphraseKey(passphrase, record.salt, record.kdf, (d) => onProgress('key', d));
-  const key = lc.unwrapKey(passKey, record.wrapped);
+  const key = await openDataKey(record, passphrase, onProgress);
   hold(key);
   const t = await rawTx(['meta'], 'readwrite');
   const next = { ...record, state: 'opening', at: { store: 0, after: null } };
