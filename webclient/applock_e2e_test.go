@@ -70,10 +70,10 @@ func idbHits(t *testing.T, dir, mark string) []string {
 const rawRowsJS = `(async () => {
   const db = await new Promise((ok, no) => { const r = indexedDB.open('relay'); r.onsuccess = () => ok(r.result); r.onerror = () => no(r.error); });
   const out = {};
-  for (const name of ['meta', 'chats', 'messages', 'files']) {
+  for (const name of ['meta', 'chats', 'messages', 'files', 'held']) {
     const rows = await new Promise((ok) => { const r = db.transaction([name]).objectStore(name).getAll(); r.onsuccess = () => ok(r.result); });
     const sealed = rows.filter((x) => x.sealed instanceof Uint8Array).length;
-    const clear = rows.filter((x) => !(x.sealed instanceof Uint8Array) && x.k !== 'lock').map((x) => x.k || x.username || x.id || x.ref);
+    const clear = rows.filter((x) => !(x.sealed instanceof Uint8Array) && x.k !== 'lock').map((x) => String(x.k || x.username || x.id || x.ref || x.n));
     const bytes = rows.map((x) => x.sealed ? btoa(String.fromCharCode(...x.sealed)) : JSON.stringify(x)).join('|');
     const d = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(bytes)));
     out[name] = { n: rows.length, sealed, clear, digest: btoa(String.fromCharCode(...d)) };
@@ -135,6 +135,7 @@ func TestAppLock(t *testing.T) {
 	alice.waitFor("the two passphrases differ", `document.getElementById('lock-error').textContent.includes('differ')`)
 	checkScreen(alice, "lock-settings")
 	eval[chromedp.Void](alice, `document.getElementById('lock-passphrase').value = document.getElementById('lock-again').value = ''`)
+	aliceDevice := alice.deviceID()
 	alice.turnLockOn(lockPassphrase)
 	raw := eval[map[string]rawStore](alice, rawRowsJS)
 	for name, s := range raw {
@@ -177,17 +178,29 @@ func TestAppLock(t *testing.T) {
 	}
 	checkScreen(alice, "lock-screen")
 
-	// Sent while alice is locked.
+	// Sent while alice is locked: her locked page keeps it sealed and
+	// ACKs it, so the relay's queue empties, and says only that something
+	// came.
 	bob.send("while locked " + mark)
 	bob.waitFor("sent", `[...document.querySelectorAll('#messages .msg.out')].some(e => e.dataset.status === 'sent' && e.textContent.includes('while locked'))`)
+	waitDB(t, "alice's locked page ACKed what came", func() bool { return r.queued(aliceDevice) == 0 })
+	alice.waitFor("the lock screen's news", `document.getElementById('lock-news').textContent.includes('New messages')`)
+	if held := eval[map[string]rawStore](alice, rawRowsJS)["held"]; held.N == 0 || held.Sealed != held.N {
+		t.Fatalf("what came while locked is not kept sealed: %+v", held)
+	}
+	if txt := eval[string](alice, `document.body.innerText`); strings.Contains(txt, "bob") || strings.Contains(txt, mark) {
+		t.Fatalf("the lock screen shows what came: %q", txt)
+	}
+	checkScreen(alice, "lock-screen-news")
 
-	// A wrong passphrase: said, and nothing stored changes.
+	// A wrong passphrase: said, and nothing stored changes (but for what
+	// may still come while locked).
 	before := eval[map[string]rawStore](alice, rawRowsJS)
 	alice.unlockWith("not the passphrase")
 	alice.waitFor("the wrong passphrase", `document.getElementById('unlock-error').textContent.includes('not the passphrase')`)
 	after := eval[map[string]rawStore](alice, rawRowsJS)
 	for name := range before {
-		if !reflect.DeepEqual(before[name], after[name]) {
+		if name != "held" && !reflect.DeepEqual(before[name], after[name]) {
 			t.Errorf("%s changed with a wrong passphrase: %+v, then %+v", name, before[name], after[name])
 		}
 	}
@@ -201,6 +214,7 @@ func TestAppLock(t *testing.T) {
 	for _, m := range []string{"before the lock", "from alice " + mark, "from bob " + mark, "while locked " + mark, "a file"} {
 		alice.waitMessage(m)
 	}
+	alice.waitFor("what was kept while locked read and deleted", `import('/store.js').then((s) => s.nextHeld()).then((h) => h === null)`)
 	if got := eval[kept](alice, keptFile("bob", "file")); got.SHA256 != hex.EncodeToString(sum[:]) {
 		t.Fatalf("alice keeps a file of SHA-256 %s, sent %x", got.SHA256, sum)
 	}

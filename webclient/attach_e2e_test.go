@@ -508,8 +508,9 @@ func TestDeleteForEveryoneTakesTheAttachment(t *testing.T) {
 
 // TestDatabaseOfVersion1IsUpgraded: a browser whose database was made by
 // a client before attachments (version 1: no files store, no index of the
-// messages that disappear) keeps every row when the client opens it, now
-// at version 3, and can send a photo. The database is
+// messages that disappear, no store of what arrives while locked) keeps
+// every row when the client opens it, now at version 4, and can send a
+// photo. The database is
 // made again as version 1 from what the client stored, as the older
 // client left it.
 func TestDatabaseOfVersion1IsUpgraded(t *testing.T) {
@@ -548,13 +549,17 @@ func TestDatabaseOfVersion1IsUpgraded(t *testing.T) {
 	alice.do(chromedp.Reload())
 	alice.openChat("bob")
 	alice.waitMessage("before the upgrade")
-	if v := eval[int](alice, `indexedDB.databases().then((l) => l.find((d) => d.name === 'relay').version)`); v != 3 {
+	if v := eval[int](alice, `indexedDB.databases().then((l) => l.find((d) => d.name === 'relay').version)`); v != 4 {
 		t.Fatalf("the client left the database at version %d", v)
 	}
 	// Version 3's index of the messages that disappear is there, and
 	// holds none of the old rows.
 	if n := eval[int](alice, `new Promise((ok, no) => { const q = indexedDB.open('relay'); q.onsuccess = () => { const d = q.result; const c = d.transaction('messages').objectStore('messages').index('expireAt').count(); c.onsuccess = () => { d.close(); ok(c.result); }; c.onerror = () => no(c.error); }; q.onerror = () => no(q.error); })`); n != 0 {
 		t.Fatalf("the expireAt index holds %d rows, want 0", n)
+	}
+	// Version 4's store of what arrives while locked is there, empty.
+	if n := eval[int](alice, `new Promise((ok, no) => { const q = indexedDB.open('relay'); q.onsuccess = () => { const d = q.result; const c = d.transaction('held').objectStore('held').count(); c.onsuccess = () => { d.close(); ok(c.result); }; c.onerror = () => no(c.error); }; q.onerror = () => no(q.error); })`); n != 0 {
+		t.Fatalf("the held store holds %d rows, want 0", n)
 	}
 	photo := photoWithEXIF(t, t.TempDir())
 	alice.do(chromedp.SetUploadFiles(chromedp.ID("attach-input"), []string{photo}))

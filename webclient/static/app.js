@@ -291,8 +291,11 @@ document.getElementById('logout').addEventListener('click', () => leave('logout'
   // With the app lock on, nothing is read before the passphrase, unless
   // another tab of the profile is unlocked and gives this one the key.
   const lock = await store.lockStatus();
-  if (lock.state === 'locked' && !(await store.askOtherTabs())) await lockScreen();
-  else if (lock.state === 'unlocked' && lock.converting) await store.resumeConversion();
+  if (lock.state === 'locked' && !(await store.askOtherTabs())) {
+    // What arrives meanwhile is kept and ACKed by the stream owner.
+    sync.whileLocked();
+    await lockScreen();
+  } else if (lock.state === 'unlocked' && lock.converting) await store.resumeConversion();
   watchLock();
   const has = await sync.load();
   booted = true;

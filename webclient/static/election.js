@@ -11,6 +11,9 @@ const remoteHandlers = []; // the modules that keep state from other tabs
 let owner = false;
 let started = false;
 let leave = null; // aborts the lock request, or releases the lock held
+// the stream of the latest start: a tab that starts locked and is unlocked
+// before it is elected opens the stream of the unlocked app
+let streamNow = { canOwn: () => false, open: () => {} };
 
 // subscribe hears every event, from this tab and from the others.
 export function subscribe(fn) {
@@ -46,9 +49,11 @@ export function isOwner() {
 }
 
 // start joins the election. stream.canOwn says whether this tab has a
-// device to stream for; stream.open opens (or reopens) the stream.
+// device to stream for; stream.open opens (or reopens) the stream. A
+// later start replaces the stream the owner opens.
 export function start(stream) {
   post({ type: 'hello' });
+  streamNow = stream;
   if (started) {
     if (owner) stream.open();
     return;
@@ -57,7 +62,7 @@ export function start(stream) {
   const become = () => {
     owner = true;
     notify({ type: 'owner' }, false);
-    stream.open();
+    streamNow.open();
   };
   if (!navigator.locks) {
     if (stream.canOwn()) become();
@@ -66,7 +71,7 @@ export function start(stream) {
   const quit = new AbortController();
   leave = quit;
   navigator.locks.request('relay-stream', { signal: quit.signal }, () => {
-    if (quit.signal.aborted || !stream.canOwn()) {
+    if (quit.signal.aborted || !streamNow.canOwn()) {
       // Nothing to stream for: let the next tab have it.
       if (leave === quit) started = false;
       return undefined;

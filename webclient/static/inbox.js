@@ -362,18 +362,21 @@ function rewound(cursor, ev) {
   return cursor.lastSeq !== null && ev.seq < cursor.lastSeq;
 }
 
-async function processBatch(batch) {
+// processBatch reads a batch of the stream, or one kept while the app was
+// locked (held: already ACKed, so a gap is not replayed, and the stream's
+// own work on ready waits for the stream).
+export async function processBatch(batch, held = false) {
   if (!account.isLinked()) return waitForLink(batch);
   // The groups the batch opens stay locked until it is written.
   const b = new mlschat.Batch();
   try {
-    await processLinked(batch, b);
+    await processLinked(batch, b, held);
   } finally {
     b.release();
   }
 }
 
-async function processLinked(batch, b) {
+async function processLinked(batch, b, held) {
   const src = currentSource();
   const cursor = (await store.getMeta('cursor')) || { lastSeq: 0 };
   // null after a resync: no seq is known in this epoch, so the next one
@@ -388,7 +391,7 @@ async function processLinked(batch, b) {
   let noticed = false; // a notice was written for the page to show
   let rotated = false; // a rotated account key was adopted
   for (const item of batch) {
-    if (!isCurrent(item.src)) continue; // from a stream that was replaced
+    if (!held && !isCurrent(item.src)) continue; // from a stream that was replaced
     if (item.kind === 'ready') {
       readySeq = item.seq;
       continue;
@@ -415,7 +418,7 @@ async function processLinked(batch, b) {
       continue;
     }
     if (last !== null && env.seq > last + 1) {
-      if (!gapRetried) {
+      if (!gapRetried && !held) {
         // A gap: never lose silently. Replay from the last stored seq:
         // nothing past it is ACKed, so the relay sends what it still has.
         gapRetried = true;
@@ -466,7 +469,7 @@ async function processLinked(batch, b) {
   for (const u of b.rekeyed) refreshKey(u).catch(() => {});
   // Strictly after the transaction completed, and only for the stream
   // still open: a replaced or stopped one replays what it did not ACK.
-  if (ackTo > 0 && isCurrent(src)) ackWritten(ackTo, epoch);
+  if (ackTo > 0 && !held && isCurrent(src)) ackWritten(ackTo, epoch);
   if (changed.size) notify({ type: 'changed', chats: [...changed] });
   if (noticed) notify({ type: 'purge' });
   if (history) notify({ type: 'history' });
@@ -477,7 +480,7 @@ async function processLinked(batch, b) {
     openStream();
     return;
   }
-  if (readySeq !== null) {
+  if (readySeq !== null && !held) {
     opened();
     flushOutbox();
     flushReceipts();

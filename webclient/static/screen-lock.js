@@ -5,6 +5,7 @@
 // after which it locks, Lock now, turn it off); and the auto-lock itself.
 
 import * as store from './store.js';
+import * as sync from './sync.js';
 import { el, ask } from './dom.js';
 import { ui, show } from './ui.js';
 
@@ -80,6 +81,11 @@ export function lockScreen() {
     const err = el('p', { id: 'unlock-error', class: 'error', role: 'alert' });
     const btn = el('button', { type: 'submit', id: 'unlock-btn', class: 'primary' }, 'Unlock');
     const prog = progressLine('unlock-progress');
+    // What arrives while locked is kept unread; the screen says only that.
+    const news = el('p', { id: 'lock-news', role: 'status' });
+    sync.subscribe((ev) => {
+      if (ev.type === 'heldNews' && gen === ui.gen) news.textContent = 'New messages arrived. Unlock to read them.';
+    });
     let busy = false;
     const finish = async () => {
       prog.set('key', 1);
@@ -122,6 +128,7 @@ export function lockScreen() {
     show(gen, el('section', { class: 'card', id: 'lock-screen' },
       el('h2', {}, 'relay is locked'),
       el('p', {}, 'Type the passphrase of the app lock to open your chats.'),
+      news,
       form,
       el('h3', {}, 'Forgot the passphrase?'),
       el('p', { class: 'muted' }, 'Nobody can recover it, not even the relay. You can wipe the data this browser keeps and then log in again: approve this browser from another of your devices, or restore your account with its recovery key.'),
@@ -175,7 +182,8 @@ export function lockSection() {
         }
         btn.disabled = true;
         try {
-          await store.enableLock(pass.value, Number(/** @type {HTMLSelectElement} */ (minutes.querySelector('select')).value), (phase, d) => prog.set(phase, d));
+          const device = sync.isLinked() ? sync.currentDevice().id : null;
+          await store.enableLock(pass.value, Number(/** @type {HTMLSelectElement} */ (minutes.querySelector('select')).value), (phase, d) => prog.set(phase, d), device);
           used(); // the time unused counts from now, not from an earlier lock
           box.replaceWith(lockSection());
           const now = document.getElementById('lock-now');

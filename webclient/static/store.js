@@ -64,4 +64,5 @@ export { Locked } from './storesealed.js';
 export { WrongPassphrase } from './lockcrypto.js';
 export {
   lockState, lockStatus, onLockChange, askOtherTabs, enableLock, unlock, resumeConversion, lockApp, setAutoLock, disableLock,
+  holdEvents, nextHeld, dropHeld, setLockDevice, lockDevice,
 } from './storelock.js';

@@ -34,10 +34,14 @@
 //   meta 'receipts' {chat: {delivered: [ids], read: [ids]}}: receipts to
 //              send to the chat's other person, not yet accepted
 //   meta 'prefs' {readReceipts}: this device's settings
-//   meta 'lock' {state, kdf, salt, wrapped, publicKey, held, at, autoLock}:
-//              the app lock (storelock.js), never sealed; while it is
-//              there, every other row is in its sealed form
+//   meta 'lock' {state, kdf, salt, wrapped, publicKey, held, at, autoLock,
+//              device}: the app lock (storelock.js), never sealed; while
+//              it is there, every other row is in its sealed form
 //              (storesealed.js)
+//   held      {n (auto), sealed} or {n, events}: a batch of the stream
+//              received while the app was locked (heldstream.js), sealed
+//              to the lock's public key; read and deleted at the next
+//              unlock. Added in version 4.
 //   meta 'ignored' {forged, invalid}: records not applied (docs/crypto.md)
 //   meta 'historyIn' {state, from, envelope, at, ...}: the latest history
 //              transfer to this device (historyxfer.js): coming, ready
@@ -80,7 +84,7 @@ import { throughLock, Locked, LOCK_KEY } from './storesealed.js';
 import { sealFile, openFile, SEALED_FILE } from './lockcrypto.js';
 
 const NAME = 'relay';
-const VERSION = 3;
+const VERSION = 4;
 let dbp = null;
 
 // lock is the app lock as this tab knows it (storelock.js keeps it): its
@@ -131,6 +135,7 @@ function openDB(create = false) {
           // index holds them alone, soonest first.
           request.transaction.objectStore('messages').createIndex('expireAt', 'expireAt');
         }
+        if (ev.oldVersion < 4) db.createObjectStore('held', { keyPath: 'n', autoIncrement: true });
       };
       request.onsuccess = () => {
         const db = request.result;

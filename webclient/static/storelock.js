@@ -8,10 +8,11 @@
 // 'opening'), kdf {N, r, p}, salt, wrapped (the data key under the
 // passphrase's key), publicKey, held (the lock's private key sealed under
 // the data key), at {store, after}: where the conversion stopped, autoLock
-// (minutes, 0 for never)}.
+// (minutes, 0 for never), device: the id of this browser's device, whose
+// stream the stream owner keeps open while locked (heldstream.js)}.
 
 import { rawTx, req, done, setLockRecord, setLockKeys, lockNow, NoDatabase, keysOut } from './storedb.js';
-import { sealForm, openForm, isSealed, LOCK_KEY } from './storesealed.js';
+import { sealForm, openForm, isSealed, LOCK_KEY, Locked } from './storesealed.js';
 import * as lc from './lockcrypto.js';
 
 // STORES are converted in this order, then the files' bytes.
@@ -111,6 +112,16 @@ export async function lockStatus() {
 }
 
 /**
+ * lockDevice is the device whose stream the stream owner keeps open while
+ * locked, as the lock's record names it (null: none).
+ * @returns {string | null}
+ */
+export function lockDevice() {
+  const { record } = lockNow();
+  return (record && record.device) || null;
+}
+
+/**
  * askOtherTabs asks the profile's other tabs for the data key, and reports
  * whether one gave it within wait ms.
  * @param {number} wait
@@ -139,8 +150,9 @@ export function askOtherTabs(wait = 300) {
  * @param {string} passphrase
  * @param {number} autoLock minutes, 0 for never
  * @param {(phase: string, done: number) => void} [onProgress]
+ * @param {string | null} [device] this browser's device, if linked
  */
-export async function enableLock(passphrase, autoLock, onProgress = () => {}) {
+export async function enableLock(passphrase, autoLock, onProgress = () => {}, device = null) {
   if (lockNow().record) throw new Error('The app lock is already on.');
   const salt = crypto.getRandomValues(new Uint8Array(lc.SALT_BYTES));
   const passKey = await lc.passphraseKey(passphrase, salt, lc.KDF, (d) => onProgress('key', d));
@@ -149,7 +161,7 @@ export async function enableLock(passphrase, autoLock, onProgress = () => {}) {
   const pair = lc.lockKeyPair();
   const record = {
     state: 'sealing', kdf: lc.KDF, salt, wrapped: lc.wrapKey(passKey, key), publicKey: pair.publicKey,
-    held: lc.sealRow(keys, 'lock', 'held', pair.privateKey), at: { store: 0, after: null }, autoLock,
+    held: lc.sealRow(keys, 'lock', 'held', pair.privateKey), at: { store: 0, after: null }, autoLock, device,
   };
   const t = await rawTx(['meta'], 'readwrite');
   writeRecord(t, record);
@@ -326,7 +338,7 @@ async function step() {
     s.put(next);
   }
   const at = rows.length < STEP ? { store: record.at.store + 1, after: null } : { store: record.at.store, after: rows[rows.length - 1][path] };
-  const next = { ...record, at, found: (record.found || 0) + found };
+  const next = { ...now.v, at, found: (now.v.found || 0) + found };
   writeRecord(t, next);
   await done(t);
   setLockRecord(next);
@@ -351,7 +363,7 @@ async function fileStep(record) {
       blob = new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (f.bytes)], { type: f.type });
     }
   }
-  const t = await rawTx(['files', 'meta'], 'readwrite');
+  const t = await rawTx(['files', 'meta', 'held'], 'readwrite');
   const cur = await req(t.objectStore('meta').get(LOCK_KEY));
   if (!cur || JSON.stringify(cur.v.at) !== JSON.stringify(record.at) || cur.v.state !== record.state) {
     await done(t);
@@ -361,18 +373,110 @@ async function fileStep(record) {
     const now = await req(t.objectStore('files').get(row.ref));
     if (now && now.blob && now.blob.size === row.blob.size && now.blob.type === row.blob.type) t.objectStore('files').put({ ...now, blob });
   }
+  const was = cur.v;
   let next;
-  if (row) next = { ...record, at: { store: record.at.store, after: row.ref }, found: (record.found || 0) + (blob ? 1 : 0) };
+  if (row) next = { ...was, at: { store: was.at.store, after: row.ref }, found: (was.found || 0) + (blob ? 1 : 0) };
   // A pass that converted rows is followed by another: a tab that had not
   // heard of the conversion yet may have written behind it. The one that
   // finds nothing left ends it.
-  else if (record.found) next = { ...record, at: { store: 0, after: null }, found: 0 };
-  else if (sealing) next = { ...record, state: 'on', at: null, found: 0 };
-  else next = null;
+  else if (was.found) next = { ...was, at: { store: 0, after: null }, found: 0 };
+  else if (sealing) next = { ...was, state: 'on', at: null, found: 0 };
+  else {
+    next = null;
+    openHeld(t, was); // the lock's private key goes with its record
+  }
   writeRecord(t, next);
   await done(t);
   setLockRecord(next);
   if (!next) hold(null);
   if (!row && (!next || next.state === 'on')) tell({ type: 'changed', record: next });
   return row ? 1 : 0;
+}
+
+// ---- what the stream brings while locked (heldstream.js) ----
+
+const te = new TextEncoder();
+const td = new TextDecoder();
+
+/**
+ * holdEvents keeps a batch of the stream received while the app is locked:
+ * sealed to the lock's public key, as the record read in the same
+ * transaction says; in the clear if the lock went meanwhile (its envelopes
+ * are end-to-end ciphertext already).
+ * @param {object[]} events
+ */
+export async function holdEvents(events) {
+  const t = await rawTx(['held', 'meta'], 'readwrite');
+  const r = await req(t.objectStore('meta').get(LOCK_KEY));
+  t.objectStore('held').add(r ? { sealed: lc.sealTo(r.v.publicKey, te.encode(JSON.stringify(events))) } : { events });
+  await done(t);
+}
+
+// heldKey is the lock's private key, which opens the held batches.
+function heldKey(record) {
+  return lc.openRow(lc.rowKeys(/** @type {Uint8Array} */ (dataKey)), 'lock', 'held', record.held);
+}
+
+// openedHeld is what a held row holds; a row that does not open (no lock
+// left to open it, or damaged) holds nothing, and is said so.
+function openedHeld(key, row) {
+  if (row.events) return row.events;
+  try {
+    if (!key) throw new Error('no lock to open it');
+    return JSON.parse(td.decode(lc.openFrom(key, row.sealed)));
+  } catch (e) {
+    console.error('store: a batch kept while locked does not open; dropped', e);
+    return [];
+  }
+}
+
+/**
+ * nextHeld is the oldest batch kept while locked, {n, events}, or null.
+ * While the lock is on, it needs the data key (Locked otherwise).
+ */
+export async function nextHeld() {
+  const t = await rawTx(['held', 'meta']);
+  const [row] = await req(t.objectStore('held').getAll(null, 1));
+  if (!row) return null;
+  if (row.events) return row;
+  const r = await req(t.objectStore('meta').get(LOCK_KEY));
+  if (r && !dataKey) throw new Locked();
+  return { n: row.n, events: openedHeld(r ? heldKey(r.v) : null, row) };
+}
+
+/**
+ * dropHeld deletes a held batch once what it held is stored.
+ * @param {number} n
+ */
+export async function dropHeld(n) {
+  const t = await rawTx(['held'], 'readwrite');
+  t.objectStore('held').delete(n);
+  await done(t);
+}
+
+// openHeld writes the held batches in their clear form in t, which deletes
+// the lock's record.
+function openHeld(t, record) {
+  const key = heldKey(record);
+  const s = t.objectStore('held');
+  const r = s.getAll();
+  r.onsuccess = () => {
+    for (const row of r.result) if (!row.events) s.put({ n: row.n, events: openedHeld(key, row) });
+  };
+}
+
+/**
+ * setLockDevice names the device whose stream is kept open while locked
+ * (null: none, while this browser waits to be linked).
+ * @param {string | null} device
+ */
+export async function setLockDevice(device) {
+  const t = await rawTx(['meta'], 'readwrite');
+  const r = await req(t.objectStore('meta').get(LOCK_KEY));
+  const next = r && (r.v.device || null) !== device ? { ...r.v, device } : null;
+  if (next) writeRecord(t, next);
+  await done(t);
+  if (!next) return;
+  setLockRecord(next);
+  tell({ type: 'changed', record: next });
 }

@@ -5,7 +5,9 @@
 // events in order, one batch at a time. ACKs are sent strictly after the
 // handler's write (ackWritten), coalesced to at most one every
 // ACK_INTERVAL_MS while envelopes keep arriving and one at once when the
-// page is hidden or closed (ADRs 0013, 0074).
+// page is hidden or closed (ADRs 0013, 0074). While the app is locked, the
+// stream is of the device the lock's record names, and its batches go to
+// the locked handler instead (heldstream.js, ADR 0113).
 
 import * as api from './api.js';
 import * as account from './account.js';
@@ -27,13 +29,16 @@ let watchdog = null;
 let reconnectTimer = null;
 let reconnectDelay = 1000;
 let incoming = []; // stream events not yet processed, in order
-let processing = false;
+let processing = null; // the loop of processIncoming while it runs
 /** @type {(batch: object[]) => Promise<void>} */
 let handleBatch = async () => {}; // inbox.js's, given by onBatch
 let ackSeq = 0; // the highest seq written and not yet ACKed; 0: none
 let ackEpoch = null; // the epoch ackSeq belongs to (ADR 0090)
 let lastAckAt = -Infinity; // performance.now() when the last ACK was sent
 let ackTimer = null; // the one ACK scheduled, if any
+/** @type {{device: string, handler: (batch: object[]) => Promise<void>} | null} */
+let locked = null; // while the app is locked: its device and handler
+let draining = false; // what was kept while locked is being read
 
 // The owner tells a new tab the connection state; other tabs keep it.
 onRemote((ev) => {
@@ -102,11 +107,12 @@ function alive() {
 }
 
 export function openStream() {
+  if (draining) return; // openAfter opens it once the drain is done
   stopStream();
-  const device = account.currentDevice();
+  const device = locked ? locked.device : account.currentDevice()?.id;
   if (!device) return;
   setConn(connState === 'open' ? 'connecting' : connState);
-  const src = new EventSource('/api/events?device=' + encodeURIComponent(device.id));
+  const src = new EventSource('/api/events?device=' + encodeURIComponent(device));
   es = src;
   src.addEventListener('envelope', (e) => {
     alive();
@@ -188,7 +194,8 @@ export function reconnect(delay) {
 async function diagnose() {
   try {
     const list = await api.devices();
-    if (!list.some((d) => d.id === account.currentDevice().id)) {
+    const device = locked ? locked.device : account.currentDevice()?.id;
+    if (!list.some((d) => d.id === device)) {
       stopStream();
       setConn('revoked');
       return;
@@ -208,14 +215,46 @@ async function diagnose() {
   reconnect();
 }
 
+// openLocked opens the stream of device while the app is locked: its
+// batches go to handler, which keeps them and ACKs them.
+export function openLocked(device, handler) {
+  locked = { device, handler };
+  openStream();
+}
+
+// openAfter ends the locked stream, if any, and opens the stream once
+// drain has read what was kept while locked; an open asked for meanwhile
+// waits for it. A drain that fails is tried again, with backoff, before
+// any stream opens: what it reads is already ACKed, and a stream would
+// bring what comes after it first.
+export async function openAfter(drain) {
+  stopStream();
+  locked = null;
+  draining = true;
+  incoming = [];
+  await processing;
+  try {
+    await drain();
+  } catch (e) {
+    console.error('sync: reading what came while locked failed', e);
+    reconnectTimer = setTimeout(() => {
+      reconnectTimer = null;
+      openAfter(drain);
+    }, reconnectDelay);
+    reconnectDelay = Math.min(reconnectDelay * 2, 30000);
+    return;
+  }
+  draining = false;
+  openStream();
+}
+
 function processIncoming() {
   if (processing) return;
-  processing = true;
-  (async () => {
+  processing = (async () => {
     try {
       while (incoming.length) {
         const batch = incoming.splice(0);
-        await handleBatch(batch);
+        await (locked ? locked.handler : handleBatch)(batch);
       }
     } catch (e) {
       // A logout or the account's deletion erased the store under the
@@ -224,7 +263,7 @@ function processIncoming() {
       console.error('sync: processing failed', e);
       reconnect();
     } finally {
-      processing = false;
+      processing = null;
     }
   })();
 }

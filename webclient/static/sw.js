@@ -7,7 +7,8 @@
 // app visible it shows nothing, since that tab syncs through its stream,
 // and it tells the tabs to sync; otherwise it shows a notification with
 // fixed text. A click focuses a tab of the app or opens one, which syncs
-// when it starts.
+// when it starts. A locked page that received a message asks for the same
+// notification (heldNews).
 //
 // The app shell (ADR 0065): the page and the client's static files, never
 // /api/ or the event stream, are cached when the worker installs, in a
@@ -26,6 +27,9 @@ sw.addEventListener('activate', (event) => event.waitUntil(activated()));
 sw.addEventListener('fetch', (event) => fetched(event));
 sw.addEventListener('push', (event) => event.waitUntil(pushReceived()));
 sw.addEventListener('notificationclick', (event) => event.waitUntil(notificationClicked(event.notification)));
+sw.addEventListener('message', (event) => {
+  if (event.data && event.data.type === 'heldNews') event.waitUntil(heldNews());
+});
 
 // ---- the worker ----
 
@@ -128,6 +132,15 @@ async function pushReceived() {
   if (!windows.some((w) => w.visibilityState === 'visible')) await sw.registration.showNotification(PUSH_TITLE, PUSH_OPTIONS);
   // Last: the open tabs, hidden or not, sync now.
   for (const w of windows) w.postMessage({ type: 'push' });
+}
+
+// heldNews: a locked page kept a message (heldstream.js), which it does
+// not read. The notification is the push's, shown as a push would be, if
+// notifications are allowed.
+async function heldNews() {
+  if (Notification.permission !== 'granted') return;
+  const windows = await appWindows();
+  if (!windows.some((w) => w.visibilityState === 'visible')) await sw.registration.showNotification(PUSH_TITLE, PUSH_OPTIONS);
 }
 
 async function notificationClicked(notification) {

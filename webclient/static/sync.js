@@ -22,6 +22,7 @@
 //   history.js   the history as an archive: backups written and read
 //   historyxfer.js  the history handed to a newly linked device
 //   disappear.js the sweep that erases disappearing messages
+//   heldstream.js the stream owner while the app is locked
 // Screens read what is stored through store.js and change it only here.
 
 import * as account from './account.js';
@@ -31,6 +32,7 @@ import './inbox.js'; // the stream's reader: it registers itself with stream.js
 import './mlsmembers.js'; // the groups' upkeep: it listens to the owner's events
 import './disappear.js'; // the sweep of disappearing messages: it runs by itself
 import * as notifications from './notifications.js';
+import { drainHeld } from './heldstream.js';
 
 export { subscribe, isOwner } from './election.js';
 export { me, isLinked, isRevoked, currentDevice, load, registerAccount, loginAccount, linkCode, deviceCode, approve, revoke, recoveryStatus, createRecoveryKey, isLastLinked, rename, syncLinked } from './account.js';
@@ -45,6 +47,7 @@ export { install as installShell } from './shell.js';
 export { makeBackup, importBackup, hasRestoredKey } from './history.js';
 export { sendHistory, estimate as estimateHistory, since30, sendState as historySendState, dismissSent as dismissHistorySent, incoming as historyIncoming, asked as historyAsked, askAgain as askHistoryAgain, dismiss as dismissHistory, receiveProgress as historyProgress } from './historyxfer.js';
 export { checkMember } from './mlsidentity.js';
+export { whileLocked } from './heldstream.js';
 export { checkNow as checkGroupMembers } from './mlsmembers.js';
 export { start as watchDevices, stop as unwatchDevices, devices, known as knownDevices, POLL_MS as DEVICE_POLL_MS } from './devicewatch.js';
 
@@ -55,9 +58,10 @@ notifications.onPush(() => {
 });
 
 // start joins the election for the stream owner of this browser profile;
-// the owner opens the stream of this device.
+// the owner reads what was kept while the app was locked, then opens the
+// stream of this device.
 export function start() {
-  election.start({ canOwn: () => !!account.currentDevice(), open: stream.openStream });
+  election.start({ canOwn: () => !!account.currentDevice(), open: () => stream.openAfter(drainHeld) });
 }
 
 // A tab that hears another tab log out closes its stream and leaves the
