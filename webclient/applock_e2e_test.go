@@ -355,6 +355,17 @@ func TestAppLockResumes(t *testing.T) {
 			t.Errorf("%s: rows left in the clear behind the conversion: %v", name, s.Clear)
 		}
 	}
+
+	// A tab that was not told of the lock (here: told it is off) writes
+	// the form the record read in its transaction says.
+	eval[chromedp.Void](alice, `import('/storedb.js').then((d) => d.setLockRecord(null)).then(() => import('/sync.js')).then((s) => s.setReadReceipts(false))`)
+	raw = eval[map[string]rawStore](alice, rawRowsJS)
+	if len(raw["meta"].Clear) > 0 {
+		t.Errorf("a tab that thought the lock off wrote in the clear: %v", raw["meta"].Clear)
+	}
+	if eval[string](alice, `import('/store.js').then((s) => s.lockState().state)`) != "unlocked" {
+		t.Error("the tab did not take in the lock's record from its transaction")
+	}
 }
 
 // behindJS turns the lock on and, once its first step (meta) is done,

@@ -98,7 +98,7 @@ func TestAppLockHoldsWhatComes(t *testing.T) {
 	waitDB(t, "the reloaded owner ACKed the third", func() bool { return r.queued(aliceDevice) == 0 })
 
 	left.unlockWith(lockPassphrase)
-	left.waitFor("the chat list", `document.getElementById('new-chat-username')`)
+	left.waitFor("the app unlocked", `document.body.dataset.screen !== 'lock' && !document.getElementById('unlock-passphrase')`)
 	left.openChat("bob")
 	left.waitMessage("three while locked")
 	want := "hello|one while locked|two while locked|three while locked"

@@ -189,13 +189,48 @@ export function req(r) {
 // tx opens a transaction over stores; only startDevice may create the
 // database (create). While the app lock is on, its stores are read and
 // written through the lock (storesealed.js), and a tab without the data key
-// gets Locked.
+// gets Locked. The form of the rows is decided by the lock's record as the
+// transaction itself reads it first, not by what this tab was told: a tab
+// that has not heard yet that the lock was turned on or off (the other
+// tabs tell it) writes no row in the form that was. A tab that learns so
+// waits a moment for the data key, which the tab that turned the lock on
+// sends with the record.
 export async function tx(stores, mode = 'readonly', create = false) {
   const db = await openDB(create);
-  const t = db.transaction(stores, mode);
-  if (!lock.record) return t;
-  if (!lock.keys) throw new Locked();
-  return throughLock(t, lock);
+  const scope = stores.includes('meta') ? stores : [...stores, 'meta'];
+  for (let tries = 0; ; tries++) {
+    const t = db.transaction(scope, mode);
+    const r = await req(t.objectStore('meta').get(LOCK_KEY));
+    const record = r ? r.v : null;
+    const was = lock.state;
+    if ((record ? record.state : 'off') !== was) setLockRecord(record);
+    if (!lock.record) return t;
+    if (lock.keys) return throughLock(t, lock);
+    if (was === lock.state || tries > 0 || !(await keyArrives(KEY_WAIT))) throw new Locked();
+  }
+}
+
+// KEY_WAIT is how long a tab that finds the lock turned on waits for the
+// data key from the tab that turned it on.
+const KEY_WAIT = 2000;
+/** @type {Set<() => void>} */
+const keyWaiters = new Set();
+
+// keyArrives resolves true once this tab holds the data key, false after ms.
+function keyArrives(ms) {
+  if (lock.keys) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const got = () => {
+      keyWaiters.delete(got);
+      clearTimeout(timer);
+      resolve(true);
+    };
+    const timer = setTimeout(() => {
+      keyWaiters.delete(got);
+      resolve(!!lock.keys);
+    }, ms);
+    keyWaiters.add(got);
+  });
 }
 
 // rawTx is a transaction that sees the rows as stored: the lock's own
@@ -213,6 +248,7 @@ export function setLockRecord(record) {
 
 export function setLockKeys(keys) {
   lock.keys = keys;
+  if (keys) for (const f of [...keyWaiters]) f();
 }
 
 // lockNow is what this tab knows of the lock: its record, and whether it
