@@ -82,6 +82,8 @@ func (s *Server) routeTable() []route {
 	)
 	return []route{
 		{post, "/api/accounts", []check{origin, body(maxJSON)}, s.createAccount},
+		// Public: a client asks before it shows Create account.
+		{get, "/api/registration", nil, s.getRegistration},
 		{get, "/api/accounts/:username", []check{session}, s.getAccount},
 		// As a device, like the key package claim that tells the same ids.
 		{get, "/api/accounts/:username/devices", []check{speaker}, s.getAccountDevices},
