@@ -52,7 +52,7 @@ func main() {
 
 // exitCode is the process's exit code for what run, runAudit or runAdmin
 // returned: 0 on success and after --help, 1 when the audit found
-// plaintext or an admin command found no such account, and 2 for any other
+// plaintext or an admin command found no such account or invite, and 2 for any other
 // error, which it prints (once: the flag package prints nothing itself).
 func exitCode(err error, stderr io.Writer) int {
 	switch {
@@ -60,7 +60,7 @@ func exitCode(err error, stderr io.Writer) int {
 		return 0
 	case errors.Is(err, errHits):
 		return 1
-	case errors.Is(err, errNoAccount):
+	case errors.Is(err, errNoAccount), errors.Is(err, errNoInvite):
 		fmt.Fprintln(stderr, "relay:", err)
 		return 1
 	}
