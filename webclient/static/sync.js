@@ -33,7 +33,7 @@ import './disappear.js'; // the sweep of disappearing messages: it runs by itsel
 import * as notifications from './notifications.js';
 
 export { subscribe, isOwner } from './election.js';
-export { me, isLinked, isRevoked, currentDevice, load, registerAccount, loginAccount, linkCode, deviceCode, approve, revoke, recoveryStatus, createRecoveryKey, isLastLinked, rename, syncLinked } from './account.js';
+export { me, isLinked, isRevoked, currentDevice, load, registerAccount, registrationMode, loginAccount, linkCode, deviceCode, approve, revoke, recoveryStatus, createRecoveryKey, isLastLinked, rename, syncLinked } from './account.js';
 export { connection, streaming } from './stream.js';
 export { purgeNotice, dismissPurgeNotice } from './inbox.js';
 export { sendText, sendFiles, retry, flushOutbox, editMessage, deleteForEveryone, react, discard, cancel, setTimer } from './outbox.js';
