@@ -18,7 +18,7 @@ func BenchmarkAuthenticateDevice(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	sess, err := s.CreateAccount(ctx, "alice", "correct horse battery", []byte{4})
+	sess, err := s.CreateAccount(ctx, "alice", "correct horse battery", []byte{4}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func cachedStore(t *testing.T) (s *Store, token, device string) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	sess, err := s.CreateAccount(ctx, "alice", "correct horse battery", []byte{4})
+	sess, err := s.CreateAccount(ctx, "alice", "correct horse battery", []byte{4}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

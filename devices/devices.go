@@ -153,14 +153,24 @@ func (s *Store) newSession(ctx context.Context, tx pgx.Tx, accountID int64) (Ses
 }
 
 // CreateAccount registers username and logs it in. The caller has checked the
-// username, the password length and the public key.
-func (s *Store) CreateAccount(ctx context.Context, username, password string, publicKey []byte) (Session, error) {
+// username, the password length and the public key. admit, when not nil,
+// runs first in the transaction that creates the account, after the
+// password is hashed whatever it answers: an error from it (an invite code
+// that cannot be spent, ADR 0117) is returned and creates nothing, and
+// what it wrote is rolled back with the rest when the account cannot be
+// created.
+func (s *Store) CreateAccount(ctx context.Context, username, password string, publicKey []byte, admit func(context.Context, pgx.Tx) error) (Session, error) {
 	hash, err := s.pw.hash(ctx, password)
 	if err != nil {
 		return Session{}, err
 	}
 	var sess Session
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if admit != nil {
+			if err := admit(ctx, tx); err != nil {
+				return err
+			}
+		}
 		var id int64
 		err := tx.QueryRow(ctx, `INSERT INTO accounts (username, password_hash, public_key, created_at)
 			VALUES ($1, $2, $3, $4) RETURNING id`, username, hash, publicKey, s.now()).Scan(&id)

@@ -19,7 +19,7 @@ func BenchmarkLoginFailure(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := s.CreateAccount(ctx, "alice", "correct horse battery", []byte{4}); err != nil {
+	if _, err := s.CreateAccount(ctx, "alice", "correct horse battery", []byte{4}, nil); err != nil {
 		b.Fatal(err)
 	}
 	for _, bc := range []struct{ name, username string }{

@@ -14,7 +14,7 @@ import (
 func TestLookupAll(t *testing.T) {
 	s, _, _ := cachedStore(t)
 	ctx := context.Background()
-	if _, err := s.CreateAccount(ctx, "bob", "correct horse battery", []byte{4}); err != nil {
+	if _, err := s.CreateAccount(ctx, "bob", "correct horse battery", []byte{4}, nil); err != nil {
 		t.Fatal(err)
 	}
 	for name, until := range map[string]time.Time{"carol": time.Now().Add(time.Hour), "dave": time.Now().Add(-time.Hour)} {

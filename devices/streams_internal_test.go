@@ -24,7 +24,7 @@ func TestStreamsEndedLocksInIDOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	sess, err := s.CreateAccount(ctx, "alice", "correct horse battery", []byte{4})
+	sess, err := s.CreateAccount(ctx, "alice", "correct horse battery", []byte{4}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

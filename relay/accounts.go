@@ -1,10 +1,14 @@
 package relay
 
 import (
+	"context"
 	"net/http"
+
+	"github.com/jackc/pgx/v5"
 
 	"relay/canonical"
 	"relay/devices"
+	"relay/invites"
 )
 
 // POST and GET /api/accounts: registering, and finding someone by name.
@@ -13,6 +17,9 @@ type credentials struct {
 	Username  string `json:"username"`
 	Password  string `json:"password"`
 	PublicKey string `json:"publicKey"`
+	// Invite is the code a relay whose registration is by invite asks
+	// for (ADR 0117); ignored by one that is open.
+	Invite string `json:"invite"`
 }
 
 type accountJSON struct {
@@ -36,6 +43,9 @@ func checkPassword(p string) error {
 
 // POST /api/accounts
 func (s *Server) createAccount(w http.ResponseWriter, r *http.Request, in *checked) error {
+	if s.cfg.Registration == RegistrationClosed {
+		return errRegistrationClosed
+	}
 	var c credentials
 	if err := decodeJSON(in.body, &c); err != nil {
 		return err
@@ -50,16 +60,39 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request, in *check
 	if err != nil {
 		return err
 	}
+	admit, err := s.admission(c.Invite)
+	if err != nil {
+		return err
+	}
 	if err := s.throttleAuth(r, ""); err != nil {
 		return err
 	}
-	sess, err := s.accounts.CreateAccount(r.Context(), c.Username, c.Password, key)
+	sess, err := s.accounts.CreateAccount(r.Context(), c.Username, c.Password, key, admit)
 	if err != nil {
 		return err
 	}
 	s.setSessionCookie(w, sess)
 	writeJSON(w, http.StatusCreated, accountJSON{Username: c.Username})
 	return nil
+}
+
+// admission is what a registration must pass inside the transaction that
+// creates the account: nothing on an open relay; on one by invite, the
+// spending of a use of the code given (ADR 0117). The code's shape is
+// checked and its hash taken here, before the throttle: the one query
+// comes after it, the same for an unknown, a used-up and an expired code.
+func (s *Server) admission(code string) (func(context.Context, pgx.Tx) error, error) {
+	if s.cfg.Registration != RegistrationInvite {
+		return nil, nil
+	}
+	if code == "" {
+		return nil, errInviteRequired
+	}
+	h, err := invites.Parse(code)
+	if err != nil {
+		return nil, errBadInvite
+	}
+	return func(ctx context.Context, tx pgx.Tx) error { return invites.Spend(ctx, tx, h, s.now()) }, nil
 }
 
 // GET /api/accounts/:username

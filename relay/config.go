@@ -103,6 +103,9 @@ type Config struct {
 	// DeletedNameHold is how long a deleted account's username is held
 	// back from new registrations (ADR 0059).
 	DeletedNameHold time.Duration
+	// Registration is who may create an account: anyone, whoever has an
+	// invite code, or no one (ADR 0117). Empty: open.
+	Registration Registration
 
 	// AttachmentMaxSize bounds one attachment's ciphertext,
 	// AttachmentQuota what one account stores at once, and
@@ -137,6 +140,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		RatePerMinute: 30,
+		Registration:  RegistrationOpen,
 		// A read record goes out each time a chat is read (ADR 0015): two
 		// a second is more than a person reads, and an envelope to self
 		// reaches only the account's own devices (ADR 0035).

@@ -14,6 +14,7 @@ import (
 
 	"relay/devices"
 	"relay/envelope"
+	"relay/invites"
 	"relay/keypackages"
 	"relay/mlsgroup"
 	"relay/queue"
@@ -43,6 +44,7 @@ const (
 	codeBadUsername
 	codeBadPassword
 	codeBadPublicKey
+	codeBadInvite
 	codeBadDeviceName
 	codeBadDeviceUpdate
 	codeBadRecoveryBlob
@@ -70,6 +72,9 @@ const (
 	codeOriginRequired
 	codeOriginForbidden
 	codeAccountDisabled
+	codeRegistrationClosed
+	codeInviteRequired
+	codeInvalidInvite
 	codeAttachmentQuota
 	codeUnknownAccount
 	codeUnknownRecipient
@@ -118,6 +123,7 @@ var codes = [numCodes]struct {
 	codeBadUsername:          {"bad_username", http.StatusBadRequest, "a username is 3 to 32 characters from a-z, 0-9 and _"},
 	codeBadPassword:          {"bad_password", http.StatusBadRequest, fmt.Sprintf("a password is %d to %d bytes long", devices.MinPassword, devices.MaxPassword)},
 	codeBadPublicKey:         {"bad_public_key", http.StatusBadRequest, "the public key is not standard base64 of an uncompressed P-256 point"},
+	codeBadInvite:            {"bad_invite", http.StatusBadRequest, "an invite code is 20 letters and digits, such as 7K2QD-9XW4M-RT8VB-3HNPF; case, dashes and spaces do not matter"},
 	codeBadDeviceName:        {"bad_device_name", http.StatusBadRequest, fmt.Sprintf("a device name is 1 to %d bytes of printable UTF-8", devices.MaxDeviceName)},
 	codeBadDeviceUpdate:      {"bad_device_update", http.StatusBadRequest, "a device update is {\"name\": \"…\"} and/or {\"linked\": true}, nothing else"},
 	codeBadRecoveryBlob:      {"bad_recovery_blob", http.StatusBadRequest, fmt.Sprintf("a recovery blob is standard base64 of 1 to %d bytes", devices.MaxRecoveryBlob)},
@@ -145,6 +151,9 @@ var codes = [numCodes]struct {
 	codeOriginRequired:       {"origin_required", http.StatusForbidden, "this request must carry an Origin header"},
 	codeOriginForbidden:      {"origin_forbidden", http.StatusForbidden, "requests from this Origin are not allowed"},
 	codeAccountDisabled:      {"account_disabled", http.StatusForbidden, "the relay's operator disabled this account; nothing can be sent or received until they enable it again: ask them"},
+	codeRegistrationClosed:   {"registration_closed", http.StatusForbidden, "this relay takes no new accounts: its operator closed registration; an existing account can still log in"},
+	codeInviteRequired:       {"invite_required", http.StatusForbidden, "this relay creates accounts only with an invite code from its operator: send it as \"invite\""},
+	codeInvalidInvite:        {"invalid_invite", http.StatusForbidden, "this invite code is unknown, used up or expired: ask the relay's operator for a new one"},
 	codeAttachmentQuota:      {"attachment_quota_exceeded", http.StatusForbidden, "this account stores as many bytes of attachments as the relay allows: delete some, or wait for them to expire"},
 	codeUnknownAccount:       {"unknown_account", http.StatusNotFound, "no account has this username"},
 	codeUnknownRecipient:     {"unknown_recipient", http.StatusNotFound, "no account has the username in \"to\""},
@@ -195,35 +204,39 @@ func (c errorCode) errorf(format string, args ...any) *apiError {
 
 // The codes whose message never varies, as the errors handlers return.
 var (
-	errBadJSON           = codeBadJSON.err()
-	errBadUsername       = codeBadUsername.err()
-	errBadPassword       = codeBadPassword.err()
-	errBadDeviceName     = codeBadDeviceName.err()
-	errBadRecoveryBlob   = codeBadRecoveryBlob.err()
-	errNoRecovery        = codeNoRecovery.err()
-	errPushDisabled      = codePushDisabled.err()
-	errDeviceRequired    = codeDeviceRequired.err()
-	errUnauthenticated   = codeUnauthenticated.err()
-	errBadCredentials    = codeBadCredentials.err()
-	errDeviceForbidden   = codeDeviceForbidden.err()
-	errOriginRequired    = codeOriginRequired.err()
-	errOriginForbidden   = codeOriginForbidden.err()
-	errUnknownAccount    = codeUnknownAccount.err()
-	errUnknownRecipient  = codeUnknownRecipient.err()
-	errUnknownDevice     = codeUnknownDevice.err()
-	errUnknownGroup      = codeUnknownGroup.err()
-	errUnknownAttachment = codeUnknownAttachment.err()
-	errBadAttachment     = codeBadAttachment.err()
-	errNotFound          = codeNotFound.err()
-	errMethodNotAllowed  = codeMethodNotAllowed.err()
-	errRequestTimeout    = codeRequestTimeout.err()
-	errUsernameTaken     = codeUsernameTaken.err()
-	errUsernameHeld      = codeUsernameHeld.err()
-	errAccountDeleted    = codeAccountDeleted.err()
-	errAccountDisabled   = codeAccountDisabled.err()
-	errIDConflict        = codeIDConflict.err()
-	errUnavailable       = codeUnavailable.err()
-	errShuttingDown      = codeShuttingDown.err()
+	errBadJSON            = codeBadJSON.err()
+	errBadUsername        = codeBadUsername.err()
+	errBadPassword        = codeBadPassword.err()
+	errBadDeviceName      = codeBadDeviceName.err()
+	errBadRecoveryBlob    = codeBadRecoveryBlob.err()
+	errNoRecovery         = codeNoRecovery.err()
+	errPushDisabled       = codePushDisabled.err()
+	errDeviceRequired     = codeDeviceRequired.err()
+	errUnauthenticated    = codeUnauthenticated.err()
+	errBadCredentials     = codeBadCredentials.err()
+	errDeviceForbidden    = codeDeviceForbidden.err()
+	errOriginRequired     = codeOriginRequired.err()
+	errOriginForbidden    = codeOriginForbidden.err()
+	errUnknownAccount     = codeUnknownAccount.err()
+	errUnknownRecipient   = codeUnknownRecipient.err()
+	errUnknownDevice      = codeUnknownDevice.err()
+	errUnknownGroup       = codeUnknownGroup.err()
+	errUnknownAttachment  = codeUnknownAttachment.err()
+	errBadAttachment      = codeBadAttachment.err()
+	errNotFound           = codeNotFound.err()
+	errMethodNotAllowed   = codeMethodNotAllowed.err()
+	errRequestTimeout     = codeRequestTimeout.err()
+	errUsernameTaken      = codeUsernameTaken.err()
+	errUsernameHeld       = codeUsernameHeld.err()
+	errAccountDeleted     = codeAccountDeleted.err()
+	errAccountDisabled    = codeAccountDisabled.err()
+	errBadInvite          = codeBadInvite.err()
+	errRegistrationClosed = codeRegistrationClosed.err()
+	errInviteRequired     = codeInviteRequired.err()
+	errInvalidInvite      = codeInvalidInvite.err()
+	errIDConflict         = codeIDConflict.err()
+	errUnavailable        = codeUnavailable.err()
+	errShuttingDown       = codeShuttingDown.err()
 )
 
 // The builders of the codes that carry a parameter.
@@ -309,6 +322,8 @@ func toAPIError(err error, requestID string) *apiError {
 		return errAccountDeleted
 	case errors.Is(err, devices.ErrAccountDisabled):
 		return errAccountDisabled
+	case errors.Is(err, invites.ErrInvalid):
+		return errInvalidInvite
 	case errors.Is(err, devices.ErrBadCredentials):
 		return errBadCredentials
 	case errors.Is(err, devices.ErrUnauthenticated):

@@ -59,6 +59,45 @@ func TestHealthReadyAndMetrics(t *testing.T) {
 	}
 }
 
+// TestRequestLatencyByRoute: every API request is timed under its route,
+// the method and pattern, never its path; the event stream, whose time is
+// its life, is not. A histogram that timed every route would have a series
+// for GET /api/events from the start.
+func TestRequestLatencyByRoute(t *testing.T) {
+	s := newTestServer(t)
+	alice := s.register(t, "alice", 2)
+	s.register(t, "bob", 1)
+	s.send(t, alice.device(0), "bob", "x")
+	_, err := alice.device(0).Send(context.Background(), s.newID(), "nobody", []byte("x"))
+	wantCode(t, err, "unknown_recipient")
+	if err := alice.device(1).Ack(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	text := s.scrape(t)
+	for _, want := range []string{
+		`relay_http_request_duration_seconds_count{route="POST /api/accounts"} 2`,
+		`relay_http_request_duration_seconds_count{route="POST /api/devices"} 3`,
+		`relay_http_request_duration_seconds_count{route="POST /api/messages"} 2`, // accepted and refused alike
+		`relay_http_request_duration_seconds_count{route="POST /api/ack"} 1`,
+		`relay_http_request_duration_seconds_count{route="GET /api/queue"} 0`, // every route from the start
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	for _, rp := range s.Relay.Preambles() {
+		series := `relay_http_request_duration_seconds_count{route="` + rp.Method + " " + rp.Pattern + `"}`
+		if has := strings.Contains(text, series); has != (rp.Pattern != "/api/events") {
+			t.Errorf("%s %s: timed %v", rp.Method, rp.Pattern, has)
+		}
+	}
+	for _, secret := range []string{"alice", "bob", alice.Devices[0]} {
+		if strings.Contains(text, secret) {
+			t.Errorf("metrics name %q", secret)
+		}
+	}
+}
+
 // TestMetricsNotPublic: the public listener answers /metrics like any
 // unknown path, so outsiders cannot time sends by the counters (ADR 0031).
 func TestMetricsNotPublic(t *testing.T) {

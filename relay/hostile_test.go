@@ -3,6 +3,7 @@ package relay_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"relay/relayclient"
 )
 
 // TestHostileJSON posts malformed, truncated, oversized, wrongly typed,
@@ -94,6 +97,63 @@ func TestHostileJSON(t *testing.T) {
 	// The control: the same client and headers do get through with a
 	// well-formed body.
 	s.send(t, alice.device(0), "bob", "fine")
+}
+
+// TestHostileInvites posts hostile invite codes to a relay whose
+// registration is by invite: overlong, control bytes, invalid UTF-8,
+// lookalike digits, SQL, a code's hash, wrong types, the field twice.
+// Each gets a stable 4xx code, never a 5xx; no account is created and no
+// use is spent. /api/registration takes no method but GET, which ignores
+// a query and a body. The control: the code itself registers.
+func TestHostileInvites(t *testing.T) {
+	s := newTestServer(t, withRegistration("invite"))
+	code, inv := s.invite(t, 1, 0)
+	key := b64(newKey(t))
+	body := func(invite string) string {
+		return `{"username":"carol","password":"` + password + `","publicKey":"` + key + `","invite":` + invite + `}`
+	}
+	allowed := map[string]bool{"bad_invite": true, "invalid_invite": true, "invite_required": true, "bad_json": true, "too_large": true}
+	for name, b := range map[string]string{
+		"overlong":        body(`"` + strings.Repeat("7K2QD-", 3000) + `"`),
+		"just over":       body(`"` + strings.Repeat(" ", 21) + strings.ReplaceAll(code, "-", "") + `"`),
+		"NUL":             body(`"` + code[:22] + `\u0000"`),
+		"newline":         body(`"` + code + `\n"`),
+		"invalid UTF-8":   body("\"" + code[:22] + "\xff\""),
+		"fullwidth digit": body("\"\uff17" + code[1:] + "\""),
+		"SQL":             body(`"' OR 1=1 --"`),
+		"its hash":        body(`"` + strings.Repeat("ab", 32) + `"`),
+		"number":          body(`7`),
+		"array":           body(`["` + code + `"]`),
+		"object":          body(`{"code":"` + code + `"}`),
+		"null":            body(`null`),
+		"twice":           `{"username":"carol","password":"` + password + `","publicKey":"` + key + `","invite":"x","invite":"` + code + `"}`,
+	} {
+		a := raw(t, relayclient.New(s.URL), "POST", "/api/accounts", map[string]string{"Origin": s.URL, "Content-Type": "application/json"}, b)
+		if a.Status < 400 || a.Status >= 500 || !allowed[a.code()] {
+			t.Errorf("%s: %d %s", name, a.Status, a.Raw)
+		}
+	}
+	if n := s.count(t, `SELECT count(*) FROM accounts`); n != 0 {
+		t.Errorf("hostile codes created %d accounts", n)
+	}
+	if n := s.count(t, `SELECT used FROM invites WHERE id = $1`, inv.ID); n != 0 {
+		t.Errorf("hostile codes spent %d uses", n)
+	}
+	c := relayclient.New(s.URL)
+	for _, m := range []string{"POST", "PUT", "DELETE", "PATCH"} {
+		if a := raw(t, c, m, "/api/registration", map[string]string{"Origin": s.URL}, `{"mode":"open"}`); a.Status != 405 || a.code() != "method_not_allowed" {
+			t.Errorf("%s /api/registration: %d %s", m, a.Status, a.Raw)
+		}
+	}
+	for _, path := range []string{"/api/registration?mode=open", "/api/registration?%ff=%00"} {
+		if a := raw(t, c, "GET", path, nil, `{"mode":"open"}`); a.Status != 200 || a.Body["mode"] != "invite" {
+			t.Errorf("GET %s: %d %s", path, a.Status, a.Raw)
+		}
+	}
+	// The control.
+	if err := c.RegisterWithInvite(context.Background(), "carol", password, newKey(t), code); err != nil {
+		t.Fatalf("the code itself: %v", err)
+	}
 }
 
 // TestHostilePaths sends request targets byte for byte as written:

@@ -18,14 +18,15 @@ import (
 type metrics struct {
 	reg *prometheus.Registry
 
-	accepted   prometheus.Counter     // envelopes stored
-	duplicates prometheus.Counter     // resends answered with the original ts
-	rejected   *prometheus.CounterVec // refused sends, by error code
-	delivery   prometheus.Histogram   // acceptance to write on a live stream
-	ack        prometheus.Histogram   // duration of POST /api/ack
-	groups     prometheus.Histogram   // envelopes per group commit
-	ackGroups  prometheus.Histogram   // ACKs per grouped delete
-	requests   *prometheus.CounterVec // HTTP answers by status class
+	accepted   prometheus.Counter       // envelopes stored
+	duplicates prometheus.Counter       // resends answered with the original ts
+	rejected   *prometheus.CounterVec   // refused sends, by error code
+	delivery   prometheus.Histogram     // acceptance to write on a live stream
+	ack        prometheus.Histogram     // duration of POST /api/ack
+	groups     prometheus.Histogram     // envelopes per group commit
+	ackGroups  prometheus.Histogram     // ACKs per grouped delete
+	requests   *prometheus.CounterVec   // HTTP answers by status class
+	latency    *prometheus.HistogramVec // API requests by route, streams aside
 
 	queueDepth atomic.Int64 // envelopes queued, at the last refresh; -1: not counted
 }
@@ -62,9 +63,14 @@ func newMetrics(s *Server) *metrics {
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "relay_http_responses_total", Help: "HTTP answers, by status class (2xx, 4xx, 5xx).",
 		}, []string{"class"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "relay_http_request_duration_seconds",
+			Help:    "Time to answer an API request, by route (\"POST /api/messages\"); the event stream, which lasts for hours, is not counted.",
+			Buckets: prometheus.DefBuckets,
+		}, []string{"route"}),
 	}
 	m.queueDepth.Store(-1)
-	m.reg.MustRegister(m.accepted, m.duplicates, m.rejected, m.delivery, m.ack, m.groups, m.ackGroups, m.requests,
+	m.reg.MustRegister(m.accepted, m.duplicates, m.rejected, m.delivery, m.ack, m.groups, m.ackGroups, m.requests, m.latency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "relay_streams_open", Help: "Event streams open on this instance."},
 			func() float64 { return float64(s.hub.Streams()) }),

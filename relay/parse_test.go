@@ -152,13 +152,17 @@ func FuzzParseAck(f *testing.F) {
 
 // FuzzRegistrationBody runs a registration or login body through what the
 // relay does with it before any database work: strict decoding, then the
-// username, password and public-key checks. Every refusal is a 400 with a
-// stable code, and whatever passes is what the protocol allows.
+// username, password and public-key checks, and on a relay by invite the
+// code's presence and shape. Every refusal is a 400 with a stable code (or
+// 403 invite_required), and whatever passes is what the protocol allows.
 func FuzzRegistrationBody(f *testing.F) {
 	f.Add([]byte(`{"username":"alice","password":"correct horse","publicKey":"BAAA"}`))
 	f.Add([]byte(`{"username":"alice","username":"bob"}`))
 	f.Add([]byte(`{"username":5}`))
 	f.Add([]byte("{\"username\":\"\xff\"}"))
+	f.Add([]byte(`{"username":"alice","password":"correct horse","publicKey":"BAAA","invite":"7K2QD-9XW4M-RT8VB-3HNPF"}`))
+	f.Add([]byte(`{"invite":"7k2qd 9xw4m rt8vb 3hnpu"}`))
+	byInvite := &Server{cfg: Config{Registration: RegistrationInvite}}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var c credentials
 		err := decodeJSON(data, &c)
@@ -174,9 +178,13 @@ func FuzzRegistrationBody(f *testing.F) {
 				err = toAPIError(err, "")
 			}
 		}
+		if err == nil {
+			// On a relay by invite: the code's presence and shape.
+			_, err = byInvite.admission(c.Invite)
+		}
 		var ae *apiError
-		if err != nil && (!errors.As(err, &ae) || ae.status != 400) {
-			t.Fatalf("refusal %v is not a 400 with a code", err)
+		if err != nil && (!errors.As(err, &ae) || (ae.status != 400 && ae.code != "invite_required")) {
+			t.Fatalf("refusal %v is not a 400 with a code, nor invite_required", err)
 		}
 		if err == nil && !canonical.ValidUsername(c.Username) {
 			t.Fatalf("accepted username %q", c.Username)

@@ -23,7 +23,11 @@ import (
 func (s *Server) routes() *httprouter.Router {
 	r := httprouter.New()
 	for _, rt := range s.routeTable() {
-		r.Handle(rt.method, rt.pattern, s.handle(s.endpoint(rt.h, rt.checks...)))
+		h := s.handle(s.endpoint(rt.h, rt.checks...))
+		if rt.pattern != "/api/events" { // a stream's time is its life, not a latency
+			h = s.timed(rt.method+" "+rt.pattern, h)
+		}
+		r.Handle(rt.method, rt.pattern, h)
 		// Each pattern is also kept for the access log, which records it
 		// instead of the path (accesslog.go).
 		s.patterns.add(rt.pattern)
@@ -47,6 +51,19 @@ func (s *Server) routes() *httprouter.Router {
 	return r
 }
 
+// timed observes h's time in relay_http_request_duration_seconds under
+// route, the method and pattern: a label of known values, never the path,
+// which can name a username or a device id (ADR 0025). The route's series
+// exists from the start, so a rate over it is 0 rather than missing.
+func (s *Server) timed(route string, h httprouter.Handle) httprouter.Handle {
+	obs := s.metrics.latency.WithLabelValues(route)
+	return func(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+		start := time.Now() // not s.now: tests stop that clock
+		h(w, r, p)
+		obs.Observe(time.Since(start).Seconds())
+	}
+}
+
 // route is an endpoint and its preamble (preamble.go): the checks that
 // run before it, in the order docs/protocol.md gives for it.
 type route struct {
@@ -65,6 +82,8 @@ func (s *Server) routeTable() []route {
 	)
 	return []route{
 		{post, "/api/accounts", []check{origin, body(maxJSON)}, s.createAccount},
+		// Public: a client asks before it shows Create account.
+		{get, "/api/registration", nil, s.getRegistration},
 		{get, "/api/accounts/:username", []check{session}, s.getAccount},
 		// As a device, like the key package claim that tells the same ids.
 		{get, "/api/accounts/:username/devices", []check{speaker}, s.getAccountDevices},

@@ -129,6 +129,10 @@ func New(cfg Config) (*Server, error) {
 	orDefault(&cfg.PushWorkers, d.PushWorkers)
 	orDefault(&cfg.PushQueue, d.PushQueue)
 	orDefault(&cfg.PushBackoff, d.PushBackoff)
+	orDefault(&cfg.Registration, d.Registration)
+	if _, err := ParseRegistration(string(cfg.Registration)); err != nil {
+		return nil, fmt.Errorf("relay: %w", err)
+	}
 	if err := checkPushContact(cfg.PushContact); err != nil {
 		return nil, err
 	}

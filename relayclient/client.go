@@ -193,6 +193,24 @@ func (c *Client) Register(ctx context.Context, username, password string, public
 	}, nil)
 }
 
+// RegisterWithInvite creates an account on a relay whose registration is
+// by invite, spending a use of code.
+func (c *Client) RegisterWithInvite(ctx context.Context, username, password string, publicKey []byte, code string) error {
+	return c.Do(ctx, http.MethodPost, "/api/accounts", map[string]string{
+		"username": username, "password": password, "publicKey": base64.StdEncoding.EncodeToString(publicKey), "invite": code,
+	}, nil)
+}
+
+// Registration says who may create an account on the relay: "open",
+// "invite" or "closed".
+func (c *Client) Registration(ctx context.Context) (string, error) {
+	var r struct {
+		Mode string `json:"mode"`
+	}
+	err := c.Do(ctx, http.MethodGet, "/api/registration", nil, &r)
+	return r.Mode, err
+}
+
 // Login opens a session and returns the account's public key.
 func (c *Client) Login(ctx context.Context, username, password string) (Account, error) {
 	var a Account

@@ -36,12 +36,16 @@ const adminUsage = `Usage:
   relay admin sessions revoke USERNAME --reason TEXT  end every session of the account
   relay admin vacuum                                erase deleted rows from the table files
   relay admin new-epoch --reason TEXT               after a restore: clients resynchronise
+  relay admin invites create [--uses N] [--expires D]  an invite code, for --registration invite
+  relay admin invites list                          every invite: uses, expiry, never the code
+  relay admin invites revoke ID                     the invite's code registers no one any more
 
 Each command works on the relay's database directly (--database-url or
 $DATABASE_URL), never through the public API, and needs no password of
-any account. Each change is logged on stderr with --reason and the one
-username named. Exit codes: 0 done, 1 no such account, 2 usage or any
-other error. relay admin COMMAND --help describes COMMAND.
+any account. Each change to an account is logged on stderr with --reason
+and the one username named; each change to invites with the invite's id.
+Exit codes: 0 done, 1 no such account or invite, 2 usage or any other
+error. relay admin COMMAND --help describes COMMAND.
 `
 
 // adminCommand is one `relay admin` command: its words, what it takes and
@@ -50,8 +54,12 @@ type adminCommand struct {
 	words    string // "disable", "sessions revoke"
 	usage    string // for --help
 	username bool   // takes USERNAME
-	change   bool   // changes the database: --reason is required
-	run      func(a *admin, ctx context.Context, username string) error
+	id       bool   // takes ID, an invite's
+	change   bool   // changes an account: --reason is required
+	// flags binds the command's own flags into a, if it has any.
+	flags func(fs *flags, a *admin)
+	// run does it; arg is the USERNAME or the ID, checked.
+	run func(a *admin, ctx context.Context, arg string) error
 }
 
 // admin is what a command runs with.
@@ -61,11 +69,13 @@ type admin struct {
 	log      *slog.Logger
 	stdout   io.Writer
 	reason   string
-	nameHold time.Duration
-	vacuum   bool
+	nameHold time.Duration // delete
+	vacuum   bool          // delete
+	uses     int           // invites create
+	expires  time.Duration // invites create
 }
 
-var adminCommands = []adminCommand{
+var adminCommands = append([]adminCommand{
 	{words: "stats", run: (*admin).stats, usage: `Usage: relay admin stats [--database-url URL]
 
 Prints the counts that relay audit --stats gives, without the per-device
@@ -85,7 +95,10 @@ every relay instance. Nothing is deleted: enable gives the account back.
 Enables a disabled account again: its sessions and devices work as
 before, and what was sent to it meanwhile waits in its queues.
 `},
-	{words: "delete", username: true, change: true, run: (*admin).delete, usage: `Usage: relay admin delete USERNAME --reason TEXT [--deleted-name-hold D] [--vacuum=false] [--database-url URL]
+	{words: "delete", username: true, change: true, run: (*admin).delete, flags: func(fs *flags, a *admin) {
+		bindNameHold(fs, &a.nameHold)
+		fs.BoolVar(&a.vacuum, "vacuum", true, "run relay admin vacuum after the deletion")
+	}, usage: `Usage: relay admin delete USERNAME --reason TEXT [--deleted-name-hold D] [--vacuum=false] [--database-url URL]
 
 Deletes the account and everything the relay holds of it, in one
 transaction, as DELETE /api/account does: its streams end with event:
@@ -119,7 +132,7 @@ epoch, and resynchronises: it keeps what it stored, recognises what it
 already has by id, and tells its user that messages sent while the
 backup was older than the database may be missing. Nothing is deleted.
 `},
-}
+}, inviteCommands...)
 
 // runAdmin is `relay admin …` (docs/operations.md, "Operator commands").
 func runAdmin(args []string, stdout, stderr io.Writer) error {
@@ -139,41 +152,60 @@ func runAdmin(args []string, stdout, stderr io.Writer) error {
 		if len(args) == 0 {
 			return errors.New("relay admin needs a command (see relay admin --help)")
 		}
+		var then []string // the words that may follow args[0]: "invites" takes create, list, revoke
+		for _, c := range adminCommands {
+			if first, rest, ok := strings.Cut(c.words, " "); ok && first == args[0] {
+				then = append(then, rest)
+			}
+		}
+		if len(then) > 0 {
+			return fmt.Errorf("relay admin %s takes %s (see relay admin --help)", args[0], strings.Join(then, ", "))
+		}
 		return fmt.Errorf("relay admin has no command %q (see relay admin --help)", args[0])
 	}
 	fs := newFlags("relay admin " + cmd.words)
-	var dbURL, reason string
+	a := &admin{stdout: stdout, log: slog.New(slog.NewTextHandler(stderr, nil))}
+	var dbURL string
 	bind(fs, fs.StringVar, &dbURL, "database-url", "DATABASE_URL", "", "the relay's database")
 	if cmd.change {
-		fs.StringVar(&reason, "reason", "", "why, for the log (required)")
+		fs.StringVar(&a.reason, "reason", "", "why, for the log (required)")
 	}
-	var nameHold time.Duration
-	vacuum := true
-	if cmd.words == "delete" {
-		bindNameHold(fs, &nameHold)
-		fs.BoolVar(&vacuum, "vacuum", true, "run relay admin vacuum after the deletion")
+	if cmd.flags != nil {
+		cmd.flags(fs, a)
 	}
 	flagArgs, positional := splitArgs(args, fs)
 	if err := fs.parse(flagArgs, cmd.usage+"\nFlags:\n", stdout); err != nil {
 		return err
 	}
-	var username string
+	var arg string
+	takes := "ID"
+	if cmd.username {
+		takes = "USERNAME"
+	}
 	switch {
-	case cmd.username && len(positional) != 1:
-		return fmt.Errorf("relay admin %s takes one USERNAME (see relay admin %s --help)", cmd.words, cmd.words)
-	case !cmd.username && len(positional) > 0:
+	case (cmd.username || cmd.id) && len(positional) != 1:
+		return fmt.Errorf("relay admin %s takes one %s (see relay admin %s --help)", cmd.words, takes, cmd.words)
+	case !cmd.username && !cmd.id && len(positional) > 0:
 		return fmt.Errorf("relay admin %s takes no argument, not %q (see relay admin %s --help)", cmd.words, positional[0], cmd.words)
 	case cmd.username:
-		username = positional[0]
-		if !canonical.ValidUsername(username) {
-			return fmt.Errorf("%q is not a username: a username is 3 to 32 characters from a-z, 0-9 and _", username)
+		arg = positional[0]
+		if !canonical.ValidUsername(arg) {
+			return fmt.Errorf("%q is not a username: a username is 3 to 32 characters from a-z, 0-9 and _", arg)
+		}
+	case cmd.id:
+		arg = positional[0]
+		if _, err := inviteID(arg); err != nil {
+			return err
 		}
 	}
-	if cmd.change && strings.TrimSpace(reason) == "" {
+	if cmd.change && strings.TrimSpace(a.reason) == "" {
 		return fmt.Errorf("relay admin %s needs --reason TEXT: every change is logged with why it was made", cmd.words)
 	}
-	if cmd.words == "delete" && nameHold < minNameHold {
-		return fmt.Errorf("--deleted-name-hold must be at least %v, not %v", minNameHold, nameHold)
+	if cmd.words == "delete" && a.nameHold < minNameHold {
+		return fmt.Errorf("--deleted-name-hold must be at least %v, not %v", minNameHold, a.nameHold)
+	}
+	if err := checkInviteFlags(cmd.words, a); err != nil {
+		return err
 	}
 	if dbURL == "" {
 		return fmt.Errorf("relay admin %s needs --database-url or DATABASE_URL", cmd.words)
@@ -194,9 +226,8 @@ func runAdmin(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	a := &admin{pool: pool, store: store, stdout: stdout, reason: reason, nameHold: nameHold, vacuum: vacuum,
-		log: slog.New(slog.NewTextHandler(stderr, nil))}
-	return cmd.run(a, ctx, username)
+	a.pool, a.store = pool, store
+	return cmd.run(a, ctx, arg)
 }
 
 // splitArgs separates USERNAME and the other words from the flags, which

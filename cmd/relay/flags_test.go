@@ -39,6 +39,7 @@ func TestMalformedEnvironmentStopsTheRelay(t *testing.T) {
 		{"RELAY_QUEUE_MAX_BYTES", "64MiB", "a whole number"},
 		{"RELAY_NOTIFY", "yes please", "true or false"},
 		{"RELAY_PING_INTERVAL", "20", "a duration such as 90s, 15m or 2h"},
+		{"RELAY_REGISTRATION", "invites", "open, invite or closed"},
 	} {
 		t.Run(c.variable, func(t *testing.T) {
 			t.Setenv("DATABASE_URL", deadDatabase(t))
@@ -86,6 +87,29 @@ func TestCommandLineWinsOverEnvironment(t *testing.T) {
 	t.Setenv("RELAY_RATE", "abc")
 	if o, err := parseFlags("serve", []string{"--rate", "7"}, io.Discard); err != nil || o.rate != 7 {
 		t.Fatalf("--rate 7 over RELAY_RATE=abc: %v", err)
+	}
+}
+
+// TestRegistrationFlag: --registration is open unless told, takes
+// RELAY_REGISTRATION, loses to the command line, and refuses a mode it
+// does not know there too.
+func TestRegistrationFlag(t *testing.T) {
+	t.Setenv("DATABASE_URL", "postgres://unused")
+	o, err := parseFlags("serve", nil, io.Discard)
+	if err != nil || o.registration != "open" {
+		t.Fatalf("by default: %q, %v", o.registration, err)
+	}
+	t.Setenv("RELAY_REGISTRATION", "invite")
+	if o, err := parseFlags("serve", nil, io.Discard); err != nil || o.registration != "invite" {
+		t.Fatalf("RELAY_REGISTRATION=invite: %q, %v", o.registration, err)
+	}
+	if o, err := parseFlags("serve", []string{"--registration", "closed"}, io.Discard); err != nil || o.registration != "closed" {
+		t.Fatalf("--registration closed over RELAY_REGISTRATION=invite: %q, %v", o.registration, err)
+	}
+	_, err = parseFlags("serve", []string{"--registration=Open"}, io.Discard)
+	want := `invalid value "Open" for flag -registration: registration is open, invite or closed, not "Open" (see relay --help)`
+	if err == nil || err.Error() != want {
+		t.Fatalf("--registration=Open: %v, want %q", err, want)
 	}
 }
 

@@ -5,7 +5,7 @@
 //	relay audit [flags]    search PostgreSQL's files for plaintext, or report
 //	                       what the relay holds (--stats)
 //	relay admin COMMAND    operator controls on the database: stats, disable,
-//	                       enable, delete, sessions revoke, vacuum
+//	                       enable, delete, sessions revoke, vacuum, invites
 //
 // Every flag has an environment fallback; `relay --help` lists both.
 package main
@@ -52,7 +52,7 @@ func main() {
 
 // exitCode is the process's exit code for what run, runAudit or runAdmin
 // returned: 0 on success and after --help, 1 when the audit found
-// plaintext or an admin command found no such account, and 2 for any other
+// plaintext or an admin command found no such account or invite, and 2 for any other
 // error, which it prints (once: the flag package prints nothing itself).
 func exitCode(err error, stderr io.Writer) int {
 	switch {
@@ -60,7 +60,7 @@ func exitCode(err error, stderr io.Writer) int {
 		return 0
 	case errors.Is(err, errHits):
 		return 1
-	case errors.Is(err, errNoAccount):
+	case errors.Is(err, errNoAccount), errors.Is(err, errNoInvite):
 		fmt.Fprintln(stderr, "relay:", err)
 		return 1
 	}
@@ -105,6 +105,7 @@ type options struct {
 	headerTimeout, bodyTimeout, streamWriteTimeout time.Duration
 	purgeInterval, revokedKeep                     time.Duration
 	nameHold                                       time.Duration // --deleted-name-hold
+	registration                                   relay.Registration
 	dedupWindow                                    time.Duration
 	commitWorkers, maxGroup                        int
 	attach                                         attachmentOptions
@@ -178,6 +179,9 @@ func (fs *flags) parse(args []string, usage string, stdout io.Writer) error {
 
 // want says what a flag's value must look like.
 func want(v flag.Value) string {
+	if w, ok := v.(interface{ want() string }); ok {
+		return w.want()
+	}
 	g, _ := v.(flag.Getter)
 	if g == nil {
 		return "a valid value"
@@ -197,7 +201,7 @@ const serveUsage = `Usage:
   relay [flags]           serve the relay
   relay migrate [flags]   apply database migrations and exit
   relay audit --help      search for plaintext on disk, or report what the relay holds
-  relay admin --help      operator controls: stats, disable, enable, delete, sessions revoke, vacuum
+  relay admin --help      operator controls: stats, disable, enable, delete, sessions revoke, vacuum, invites
 
 Every flag falls back to the environment variable named with it; a flag
 on the command line wins.
@@ -232,6 +236,7 @@ func parseFlags(cmd string, args []string, stdout io.Writer) (*options, error) {
 	bind(fs, fs.DurationVar, &o.revokedKeep, "revoked-keep", "RELAY_REVOKED_KEEP", d.RevokedKeep, "how long a revoked device's row is kept")
 	bind(fs, fs.DurationVar, &o.dedupWindow, "dedup-window", "RELAY_DEDUP_WINDOW", d.DedupWindow, "a resend of an accepted envelope with the same id is recognised for at least this long after its accept, whatever the id's age")
 	bindNameHold(fs, &o.nameHold)
+	bindRegistration(fs, &o.registration)
 	bindAttachments(fs, &o.attach, d)
 	bind(fs, fs.StringVar, &o.trusted, "trusted-proxy", "RELAY_TRUSTED_PROXIES", "", "comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client address")
 	bind(fs, fs.DurationVar, &o.pingInterval, "ping-interval", "RELAY_PING_INTERVAL", d.PingInterval, "interval of event: ping on streams")
@@ -441,6 +446,7 @@ func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger
 		DisableNotify: !o.notify, CatchUp: o.catchUp,
 		MaxDevices: o.maxDevices, QueueMaxAge: o.queueAge, QueueMaxBytes: o.queueBytes,
 		PurgeInterval: o.purgeInterval, RevokedKeep: o.revokedKeep, DeletedNameHold: o.nameHold, DedupWindow: o.dedupWindow,
+		Registration:  o.registration,
 		AuthPerMinute: o.authRate, AuthPerUserPerMinute: o.authUserRate, TrustedProxies: trusted,
 		HeaderTimeout: o.headerTimeout, BodyTimeout: o.bodyTimeout, StreamWriteTimeout: o.streamWriteTimeout,
 		CommitWorkers: o.commitWorkers, MaxGroup: o.maxGroup,
@@ -486,7 +492,7 @@ func serve(ctx context.Context, o *options, pool *pgxpool.Pool, log *slog.Logger
 		}
 	}()
 	fmt.Fprintf(stdout, "relay is listening on %s (allowed origins: %s)\n", base, strings.Join(origins, ", "))
-	log.Info("listening", "addr", ln.Addr().String(), "base_url", base)
+	log.Info("listening", "addr", ln.Addr().String(), "base_url", base, "registration", string(o.registration))
 	if metricsURL != "" {
 		fmt.Fprintf(stdout, "metrics are served on %s\n", metricsURL)
 	}

@@ -105,18 +105,26 @@ async function newDevice() {
 }
 
 // registerAccount creates the account and its first device, which holds the
-// account key from the start.
-export async function registerAccount(username, password) {
+// account key from the start. invite is the code a relay whose
+// registration is by invite asks for; "" elsewhere.
+export async function registerAccount(username, password, invite = '') {
   await store.clearAll();
   const pair = await c.generateKeyPair();
   const pub = await c.exportPublic(pair.publicKey);
-  await api.register(username, password, c.b64encode(pub));
+  await api.register(username, password, c.b64encode(pub), invite);
   const dev = await newDevice();
   account = { username, publicKey: pub, privateKey: pair.privateKey };
   device = dev;
   revoked = false;
   recovery = { set: false, updatedAt: null };
   await store.startDevice(account, device);
+}
+
+// registrationMode says who may create an account on the relay: 'open',
+// 'invite' or 'closed' (docs/protocol.md, "GET /api/registration").
+export async function registrationMode() {
+  const r = await api.registration();
+  return r && ['open', 'invite', 'closed'].includes(r.mode) ? r.mode : 'open';
 }
 
 // loginAccount logs in. A profile that already holds a live device of this

@@ -92,7 +92,12 @@ export const attachmentReceived = (id) => call('POST', '/api/attachments/' + id 
 export const downloadAttachment = (id, from, signal) =>
   request('GET', '/api/attachments/' + id, { headers: from > 0 ? { Range: 'bytes=' + from + '-' } : {}, signal });
 
-export const register = (username, password, publicKey) => call('POST', '/api/accounts', { username, password, publicKey });
+// register creates the account; invite is the code a relay whose
+// registration is by invite asks for (docs/protocol.md), left out when "".
+export const register = (username, password, publicKey, invite = '') =>
+  call('POST', '/api/accounts', invite ? { username, password, publicKey, invite } : { username, password, publicKey });
+// registration says who may create an account here: {mode: 'open' | 'invite' | 'closed'}.
+export const registration = () => call('GET', '/api/registration');
 export const login = (username, password) => call('POST', '/api/sessions', { username, password });
 export const logout = () => call('DELETE', '/api/sessions');
 export const lookup = (username) => call('GET', '/api/accounts/' + encodeURIComponent(username));

@@ -26,12 +26,18 @@ function authErrorText(ex, mode) {
     }
     case 'network': return 'The relay cannot be reached. Check your connection, then try again.';
     case 'too_many_devices': return 'This account already has the most devices allowed. Revoke one it no longer uses on another device, then log in here.';
+    case 'registration_closed': return CLOSED;
+    case 'invite_required': return 'This relay creates accounts only with an invite code. Ask its operator for one, then type it under Invite code.';
+    case 'bad_invite': return 'That is not an invite code: a code has 20 letters and digits, like 7K2QD-9XW4M-RT8VB-3HNPF. Check it for a typo.';
+    case 'invalid_invite': return "This invite code does not work: it is unknown, used up or expired. Check it for a typo, or ask the relay's operator for a new one.";
     default: {
       const m = (ex.message || String(ex)).replace(/[.\s]*$/, '');
       return (mode === 'login' ? 'Could not log in: ' : 'Could not create the account: ') + m + '. Try again.';
     }
   }
 }
+
+const CLOSED = 'This relay does not take new accounts: its operator has closed registration. If you already have an account, log in.';
 
 // authScreen is the first screen: Create account for a browser that never
 // held an account, Log in for one that did (store.hadAccount). The two are
@@ -56,10 +62,25 @@ export function authScreen(notice = '') {
   const pass = el('input', { id: 'auth-password', name: 'password', type: 'password', required: true, minlength: 8, 'aria-describedby': 'auth-pass-hint' });
   const pass2 = el('input', { id: 'auth-password2', name: 'password2', type: 'password', autocomplete: 'new-password', minlength: 8 });
   const pass2Row = el('div', {}, el('label', { for: 'auth-password2' }, 'Repeat the password'), pass2);
+  // Who may register (docs/protocol.md, "GET /api/registration"): asked of
+  // the relay below, and learnt from its refusals too. Until it answers
+  // the form is as on an open relay.
+  let registration = 'open';
+  const invite = el('input', {
+    id: 'auth-invite', name: 'invite', autocomplete: 'off', spellcheck: 'false', autocapitalize: 'characters',
+    maxlength: 40, 'aria-describedby': 'auth-invite-hint',
+  });
+  const inviteRow = el('div', { id: 'auth-invite-row' },
+    el('label', { for: 'auth-invite' }, 'Invite code'), invite,
+    el('p', { id: 'auth-invite-hint', class: 'hint' }, 'This relay creates accounts only with an invite code from its operator. Type the code you were given, like ',
+      el('span', { class: 'example-code' }, '7K2QD-9XW4M-RT8VB-3HNPF'), '.'));
+  const toLogin = el('button', { type: 'button', id: 'auth-closed-login', onclick: () => setMode('login', true) }, 'Log in instead');
+  const closedNote = el('div', { id: 'auth-closed' }, el('p', { class: 'warning', role: 'status' }, CLOSED), el('p', {}, toLogin));
   const passHint = el('p', { id: 'auth-pass-hint', class: 'hint' }, 'At least 8 characters.');
   const err = el('p', { id: 'auth-error', class: 'error', role: 'alert' });
   const progress = el('p', { id: 'auth-progress', class: 'muted', role: 'status' });
   const submit = el('button', { type: 'submit', class: 'primary' });
+  const fields = el('div', {});
   const tabs = {};
   const panel = el('div', { role: 'tabpanel', id: 'auth-panel' });
   const setMode = (m, focusTab) => {
@@ -79,7 +100,22 @@ export function authScreen(notice = '') {
     else pass.setAttribute('aria-describedby', 'auth-pass-hint');
     pass2.required = m === 'register';
     err.textContent = '';
+    showRegistration();
     if (focusTab) tabs[m].focus();
+  };
+  // showRegistration shows, under Create account, the invite field when
+  // the relay wants a code, and instead of the form that it takes no new
+  // accounts when it is closed.
+  const showRegistration = () => {
+    const closed = mode === 'register' && registration === 'closed';
+    inviteRow.hidden = mode !== 'register' || registration !== 'invite';
+    invite.required = !inviteRow.hidden;
+    closedNote.hidden = !closed;
+    fields.hidden = closed;
+  };
+  const learn = (r) => {
+    registration = r;
+    showRegistration();
   };
   const tab = (m, label) => {
     tabs[m] = el('button', { type: 'button', role: 'tab', id: 'tab-' + m, 'aria-controls': 'auth-panel', onclick: () => setMode(m) }, label);
@@ -102,18 +138,20 @@ export function authScreen(notice = '') {
     novalidate: true,
     onsubmit: async (e) => {
       e.preventDefault();
-      for (const i of [user, pass, pass2]) i.removeAttribute('aria-invalid');
+      for (const i of [user, pass, pass2, invite]) i.removeAttribute('aria-invalid');
       const u = user.value.trim();
       if (!/^[a-z0-9_]{3,32}$/.test(u)) return invalid(user, u.length < 3 ? 'A username has at least 3 characters: a–z, 0–9 and _.' : 'A username may hold only a–z, 0–9 and _: no spaces or other signs.');
       if (pass.value.length < 8) return invalid(pass, 'The password is too short: use at least 8 characters.');
       if (mode === 'register' && pass2.value !== pass.value) return invalid(pass2, 'The two passwords differ. Type the same password in both fields.');
+      const code = mode === 'register' && registration === 'invite' ? invite.value.trim() : '';
+      if (mode === 'register' && registration === 'invite' && !code) return invalid(invite, 'Type the invite code you were given: this relay creates accounts only with one.');
       submit.disabled = true;
       err.textContent = '';
       progress.textContent = mode === 'login' ? 'Logging in…' : 'Creating your keys and account…';
       try {
         if (mode === 'login') await sync.loginAccount(u, pass.value);
         else {
-          await sync.registerAccount(u, pass.value);
+          await sync.registerAccount(u, pass.value, code);
           ui.offerRecovery = true;
           ui.focusNewChat = true;
         }
@@ -122,19 +160,27 @@ export function authScreen(notice = '') {
         request('session');
       } catch (ex) {
         progress.textContent = '';
-        err.textContent = authErrorText(ex, mode);
         submit.disabled = false;
+        // A refusal says what the relay wants, whatever it said before.
+        if (ex.code === 'registration_closed') return learn('closed');
+        if (ex.code === 'invite_required') learn('invite');
+        if (['invite_required', 'bad_invite', 'invalid_invite'].includes(ex.code)) return invalid(invite, authErrorText(ex, mode));
+        err.textContent = authErrorText(ex, mode);
       }
     },
   },
-  el('label', { for: 'auth-username' }, 'Username'), user,
-  el('p', { id: 'auth-hint', class: 'hint' }, '3 to 32 characters: lower-case letters a–z, digits 0–9 and _'),
-  el('label', { for: 'auth-password' }, 'Password'), pass,
-  passHint,
-  pass2Row,
-  el('p', {}, submit), progress, err);
-  panel.append(form);
+  fields);
+  fields.append(
+    el('label', { for: 'auth-username' }, 'Username'), user,
+    el('p', { id: 'auth-hint', class: 'hint' }, '3 to 32 characters: lower-case letters a–z, digits 0–9 and _'),
+    el('label', { for: 'auth-password' }, 'Password'), pass,
+    passHint,
+    pass2Row,
+    inviteRow,
+    el('p', {}, submit), progress, err);
+  panel.append(closedNote, form);
   setMode(mode);
+  sync.registrationMode().then((r) => { if (gen === ui.gen) learn(r); }, () => { /* offline: the relay's refusal will say */ });
   show(gen, el('section', { class: 'card auth', 'aria-label': 'Create an account or log in' },
     notice ? el('p', { id: 'auth-notice', class: 'warning', role: 'status' }, notice) : null,
     tablist, panel,

@@ -35,7 +35,7 @@ import * as notifications from './notifications.js';
 import { drainHeld } from './heldstream.js';
 
 export { subscribe, isOwner } from './election.js';
-export { me, isLinked, isRevoked, currentDevice, load, registerAccount, loginAccount, linkCode, deviceCode, approve, revoke, recoveryStatus, createRecoveryKey, isLastLinked, rename, syncLinked } from './account.js';
+export { me, isLinked, isRevoked, currentDevice, load, registerAccount, registrationMode, loginAccount, linkCode, deviceCode, approve, revoke, recoveryStatus, createRecoveryKey, isLastLinked, rename, syncLinked } from './account.js';
 export { connection, streaming } from './stream.js';
 export { purgeNotice, dismissPurgeNotice } from './inbox.js';
 export { sendText, sendFiles, retry, flushOutbox, editMessage, deleteForEveryone, react, discard, cancel, setTimer } from './outbox.js';
