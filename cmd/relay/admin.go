@@ -142,7 +142,8 @@ func runAdmin(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("relay admin has no command %q (see relay admin --help)", args[0])
 	}
 	fs := newFlags("relay admin " + cmd.words)
-	var dbURL, reason string
+	var dbURL, reason, config string
+	bindSharedConfig(fs, &config)
 	bind(fs, fs.StringVar, &dbURL, "database-url", "DATABASE_URL", "", "the relay's database")
 	if cmd.change {
 		fs.StringVar(&reason, "reason", "", "why, for the log (required)")
@@ -176,7 +177,7 @@ func runAdmin(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--deleted-name-hold must be at least %v, not %v", minNameHold, nameHold)
 	}
 	if dbURL == "" {
-		return fmt.Errorf("relay admin %s needs --database-url or DATABASE_URL", cmd.words)
+		return fmt.Errorf("relay admin %s needs --database-url, DATABASE_URL or the relay's --config file", cmd.words)
 	}
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, dbURL)

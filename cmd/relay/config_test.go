@@ -460,3 +460,40 @@ func TestRelayRunsFromConfigFile(t *testing.T) {
 		t.Fatalf("GET /readyz: %d %s", status, body)
 	}
 }
+
+// TestAdminAndAuditReadConfigFile: relay admin and relay audit take their
+// database URL from the relay's file, named by --config or RELAY_CONFIG;
+// the relay's other keys are checked there too but used by none of them,
+// and a key the relay does not know is refused as it would be at start.
+func TestAdminAndAuditReadConfigFile(t *testing.T) {
+	db := testdb.New(t)
+	good := writeFile(t, "database-url = "+tomlString(db)+"\nrate = 40\nlisten = \"127.0.0.1:0\"\n")
+	unknown := writeFile(t, "database-url = "+tomlString(db)+"\nrat = 40\n")
+	wrongType := writeFile(t, "database-url = "+tomlString(db)+"\nrate = \"forty\"\n")
+	pgdata := writeFile(t, "pgdata = \"/var/lib/postgresql\"\n") // audit's flag, not a key of the relay's file
+	// Unset, not empty: an empty variable is set, and wins over the file.
+	t.Setenv("DATABASE_URL", "")
+	os.Unsetenv("DATABASE_URL")
+	var noDB []string
+	for _, c := range []struct {
+		env    []string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{noDB, []string{"admin", "stats", "--config", good}, 0, "accounts", ""},
+		{append(noDB, "RELAY_CONFIG="+good), []string{"admin", "stats"}, 0, "accounts", ""},
+		{noDB, []string{"audit", "--stats", "--config", good}, 0, "accounts", ""},
+		{noDB, []string{"admin", "stats"}, 2, "", "needs --database-url, DATABASE_URL or the relay's --config file"},
+		{noDB, []string{"admin", "stats", "--config", unknown}, 2, "", unknown + `:2:1: unknown key "rat"; did you mean "rate"?`},
+		{noDB, []string{"admin", "stats", "--config", wrongType}, 2, "", wrongType + ":2:8: rate wants a whole number"},
+		{noDB, []string{"audit", "--stats", "--config", pgdata}, 2, "", pgdata + `:1:1: unknown key "pgdata"`},
+	} {
+		stdout, stderr, code := runSplit(t, c.env, c.args...)
+		if code != c.code || !strings.Contains(stdout, c.stdout) || !strings.Contains(stderr, c.stderr) {
+			t.Errorf("%v %v: exit %d, stdout %q, stderr %q; want exit %d, stdout with %q, stderr with %q",
+				c.env, c.args, code, stdout, stderr, c.code, c.stdout, c.stderr)
+		}
+	}
+}

@@ -111,14 +111,24 @@ func (fs *flags) loadFile(path string, data []byte) error {
 			}
 			vpos = p.Shape(unstable.Range{Offset: uint32(i)}).Start
 		}
-		f := fs.Lookup(name)
+		keys := fs
+		if fs.keys != nil {
+			keys = fs.keys
+		}
+		f := keys.Lookup(name)
 		switch {
 		case name == configFlag && fs.config != nil:
 			add(kpos.Line, kpos.Column, "config cannot be set in the file: the file is named by --config or RELAY_CONFIG")
 			continue
-		case f == nil || !fs.fileKey(name):
-			add(kpos.Line, kpos.Column, "unknown key %q%s (relay config example lists every key)", name, fs.suggest(name))
+		case f == nil || !keys.fileKey(name):
+			add(kpos.Line, kpos.Column, "unknown key %q%s (relay config example lists every key)", name, keys.suggest(name))
 			continue
+		}
+		// A key of the relay's that this command has no flag for is
+		// checked on the relay's set, and its value goes no further.
+		own := keys == fs || fs.fileKey(name)
+		if own {
+			f = fs.Lookup(name)
 		}
 		text, ok := valueText(doc[name], kindOf(f.Value))
 		if !ok {
@@ -133,7 +143,9 @@ func (fs *flags) loadFile(path string, data []byte) error {
 			}
 			continue
 		}
-		fs.from[name] = setting{file: fmt.Sprintf("%s:%d:%d", path, vpos.Line, vpos.Column)}
+		if own {
+			fs.from[name] = setting{file: fmt.Sprintf("%s:%d:%d", path, vpos.Line, vpos.Column)}
+		}
 	}
 	if err := p.Error(); err != nil { // the decoder above has read the same bytes
 		return fmt.Errorf("%s: %w", path, err)

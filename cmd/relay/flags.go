@@ -26,6 +26,11 @@ type flags struct {
 	// config is --config's value, on a set that takes a file; nil on one
 	// that does not.
 	config *string
+	// keys, when not nil, is the set whose keys the file holds, where this
+	// set has only some of them (relay admin and relay audit read the
+	// relay's file for their database URL): every key is checked against
+	// it, and only this set's own flags take their values.
+	keys *flags
 	// lookupEnv reads the environment: os.LookupEnv, or a function that
 	// finds nothing, for relay config check.
 	lookupEnv func(string) (string, bool)
@@ -66,6 +71,13 @@ func bindConfig(fs *flags, p *string) {
 	bind(fs, fs.StringVar, p, configFlag, "RELAY_CONFIG", "",
 		"read settings from this TOML file, each key a flag's name; relay config example prints one with every key")
 	fs.config = p
+}
+
+// bindSharedConfig defines --config on a command that reads the relay's
+// file for the few flags it shares with the relay.
+func bindSharedConfig(fs *flags, p *string) {
+	bindConfig(fs, p)
+	fs.keys = serveFlags("serve", &options{})
 }
 
 // fileKey reports whether name is a key the configuration file may set:
