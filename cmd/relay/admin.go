@@ -143,7 +143,7 @@ func runAdmin(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := newFlags("relay admin " + cmd.words)
 	var dbURL, reason, config string
-	bindSharedConfig(fs, &config)
+	bindConfig(fs, &config)
 	bind(fs, fs.StringVar, &dbURL, "database-url", "DATABASE_URL", "", "the relay's database")
 	if cmd.change {
 		fs.StringVar(&reason, "reason", "", "why, for the log (required)")

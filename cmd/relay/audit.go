@@ -45,7 +45,7 @@ func runAudit(args []string, stdout, stderr io.Writer) error {
 		return nil
 	})
 	var pgdata, dbURL, config string
-	bindSharedConfig(fs, &config)
+	bindConfig(fs, &config)
 	bind(fs, fs.StringVar, &pgdata, "pgdata", "PGDATA", "", "PostgreSQL data directory to search")
 	stats := fs.Bool("stats", false, "report what the relay holds now (needs --database-url)")
 	bind(fs, fs.StringVar, &dbURL, "database-url", "DATABASE_URL", "", "the relay's database, for --stats and for setting checks")

@@ -388,7 +388,7 @@ func FuzzConfigFile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		fs := serveFlags("serve", &options{})
 		fs.lookupEnv = noEnv
-		err := fs.loadFile("F", []byte(text))
+		err := fs.loadFile("F", []byte(text), nil)
 		var fe *fileError
 		if errors.As(err, &fe) {
 			lines := strings.Count(text, "\n") + 1
@@ -495,5 +495,23 @@ func TestAdminAndAuditReadConfigFile(t *testing.T) {
 			t.Errorf("%v %v: exit %d, stdout %q, stderr %q; want exit %d, stdout with %q, stderr with %q",
 				c.env, c.args, code, stdout, stderr, c.code, c.stdout, c.stderr)
 		}
+	}
+}
+
+// TestCommandLineReadOnce: with a file, each flag on the command line is
+// set once, so that a flag that gathers its values (relay audit's
+// --needle) holds each once.
+func TestCommandLineReadOnce(t *testing.T) {
+	fs := newFlags("relay audit")
+	var config string
+	bindConfig(fs, &config)
+	var needles []string
+	fs.Func("needle", "", func(s string) error { needles = append(needles, s); return nil })
+	fs.lookupEnv = noEnv
+	if err := fs.parse([]string{"--config", writeFile(t, "rate = 3\n"), "--needle", "a", "--needle", "b"}, "", io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(needles, " ") != "a b" {
+		t.Fatalf("needles %q, want a b", needles)
 	}
 }

@@ -44,22 +44,25 @@ func (e *fileError) Error() string {
 }
 
 // readFile reads the configuration file at path and sets the flags it
-// names.
-func (fs *flags) readFile(path string) error {
+// names, but those given on the command line.
+func (fs *flags) readFile(path string, given map[string]bool) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("reading the configuration file: %w", err)
 	}
-	return fs.loadFile(path, data)
+	return fs.loadFile(path, data, given)
 }
 
 // loadFile sets the flags that the configuration file data names, each
-// with its flag's parser, and records the line each came from. An unknown
-// key, a value of the wrong type or one its flag refuses is a problem; it
-// returns every problem of the file at once, as a *fileError. A string's
-// value is never quoted in a problem: it may be the database URL, with its
-// password.
-func (fs *flags) loadFile(path string, data []byte) error {
+// with its flag's parser, and records the line each came from. Every key
+// is checked, also where the command line (given) overrides it or this
+// command has no such flag, so that a file is right or wrong on its own.
+// An unknown key, a value of the wrong type or one its flag refuses is a
+// problem; it returns every problem of the file at once, as a *fileError.
+// A string's value is never quoted in a problem: it may be the database
+// URL, with its password.
+func (fs *flags) loadFile(path string, data []byte, given map[string]bool) error {
+	keys := fs.keys()
 	ferr := &fileError{Path: path}
 	add := func(line, col int, format string, args ...any) {
 		ferr.Problems = append(ferr.Problems, problem{line, col, fmt.Sprintf(format, args...)})
@@ -111,10 +114,6 @@ func (fs *flags) loadFile(path string, data []byte) error {
 			}
 			vpos = p.Shape(unstable.Range{Offset: uint32(i)}).Start
 		}
-		keys := fs
-		if fs.keys != nil {
-			keys = fs.keys
-		}
 		f := keys.Lookup(name)
 		switch {
 		case name == configFlag && fs.config != nil:
@@ -124,9 +123,9 @@ func (fs *flags) loadFile(path string, data []byte) error {
 			add(kpos.Line, kpos.Column, "unknown key %q%s (relay config example lists every key)", name, keys.suggest(name))
 			continue
 		}
-		// A key of the relay's that this command has no flag for is
-		// checked on the relay's set, and its value goes no further.
-		own := keys == fs || fs.fileKey(name)
+		// A key this command has no flag for, or that the command line
+		// set, is checked on the fresh set, and its value goes no further.
+		own := fs.fileKey(name) && !given[name]
 		if own {
 			f = fs.Lookup(name)
 		}

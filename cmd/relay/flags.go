@@ -26,11 +26,12 @@ type flags struct {
 	// config is --config's value, on a set that takes a file; nil on one
 	// that does not.
 	config *string
-	// keys, when not nil, is the set whose keys the file holds, where this
-	// set has only some of them (relay admin and relay audit read the
-	// relay's file for their database URL): every key is checked against
-	// it, and only this set's own flags take their values.
-	keys *flags
+	// keys makes a fresh set of the relay's flags, the keys of the file:
+	// every key is looked up and checked there, and its value goes on to
+	// this set's flag of that name, if it has one (relay admin and relay
+	// audit have only the database URL) and the command line did not set
+	// it.
+	keys func() *flags
 	// lookupEnv reads the environment: os.LookupEnv, or a function that
 	// finds nothing, for relay config check.
 	lookupEnv func(string) (string, bool)
@@ -66,18 +67,13 @@ func bind[T any](fs *flags, define func(*T, string, T, string), p *T, name, vari
 	define(p, name, def, usage+" ($"+variable+")")
 }
 
-// bindConfig defines --config: this set's flags may then be set in a file.
+// bindConfig defines --config: the relay's file then sets this set's
+// flags that are keys of it.
 func bindConfig(fs *flags, p *string) {
 	bind(fs, fs.StringVar, p, configFlag, "RELAY_CONFIG", "",
 		"read settings from this TOML file, each key a flag's name; relay config example prints one with every key")
 	fs.config = p
-}
-
-// bindSharedConfig defines --config on a command that reads the relay's
-// file for the few flags it shares with the relay.
-func bindSharedConfig(fs *flags, p *string) {
-	bindConfig(fs, p)
-	fs.keys = serveFlags("serve", &options{})
+	fs.keys = func() *flags { return serveFlags("serve", &options{}) }
 }
 
 // fileKey reports whether name is a key the configuration file may set:
@@ -120,20 +116,12 @@ func (fs *flags) parse(args []string, usage string, stdout io.Writer) error {
 			*fs.config = v
 		}
 		if *fs.config != "" {
-			// The file sets every key it has, those the command line or
-			// the environment override too, so that a wrong value in it
-			// stops the relay whatever overrides it today; then the
-			// command line is applied again, and the environment below.
-			if err := fs.readFile(*fs.config); err != nil {
-				return err
-			}
-			if err := fs.Parse(args); err != nil {
+			// The file sets the flags the command line did not; the
+			// environment, below, overrides it.
+			if err := fs.readFile(*fs.config, given); err != nil {
 				return err
 			}
 		}
-	}
-	for name := range given {
-		delete(fs.from, name)
 	}
 	var err error
 	fs.VisitAll(func(f *flag.Flag) { // in name order, so the same variable is named each time
