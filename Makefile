@@ -14,7 +14,7 @@ FUZZTIME ?= 10s
 # how long `make test` (and so CI) runs each fuzz target; 0 skips them
 TEST_FUZZTIME ?= 3s
 
-.PHONY: run test check vuln fuzz build bench pg-stop pg-status clean
+.PHONY: run test check vuln fuzz build package bench pg-stop pg-status clean
 
 ## run: start the relay at http://127.0.0.1:8080 (set DATABASE_URL to use your own PostgreSQL)
 # The relay replaces the recipe's shell (exec), so that Ctrl-C reaches it
@@ -55,6 +55,12 @@ fuzz:
 build:
 	@$(GO) build -o bin/relay ./cmd/relay
 
+## package: build/relay_VERSION_ARCH.deb, the Debian package with the
+## systemd unit and /etc/relay/relay.toml (scripts/package.sh, ADR 0115;
+## VERSION=... to name the version)
+package:
+	@GO="$(GO)" scripts/package.sh
+
 ## bench: measure the relay against references run at the same time (about
 ## three minutes; BENCH_ARGS=--long for the long version, --ntfy PATH for ntfy),
 ## then what MLS costs the web client in headless Chromium (cmd/mls-bench,
@@ -78,6 +84,6 @@ pg-stop:
 pg-status:
 	@$(PG) status
 
-## clean: stop the private cluster, remove it, the binaries and .artifacts/
+## clean: stop the private cluster, remove it, the binaries, build/ and .artifacts/
 clean: pg-stop
-	rm -rf .pg bin .artifacts
+	rm -rf .pg bin build .artifacts

@@ -11,6 +11,7 @@ require (
 	github.com/jackc/puddle/v2 v2.2.3
 	github.com/julienschmidt/httprouter v1.3.0
 	github.com/oklog/ulid/v2 v2.1.2
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/prometheus/client_golang v1.25.0
 	github.com/r3labs/sse/v2 v2.10.0
 	go.uber.org/goleak v1.3.0

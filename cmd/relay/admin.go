@@ -165,7 +165,8 @@ func runAdmin(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := newFlags("relay admin " + cmd.words)
 	a := &admin{stdout: stdout, log: slog.New(slog.NewTextHandler(stderr, nil))}
-	var dbURL string
+	var dbURL, config string
+	bindConfig(fs, &config)
 	bind(fs, fs.StringVar, &dbURL, "database-url", "DATABASE_URL", "", "the relay's database")
 	if cmd.change {
 		fs.StringVar(&a.reason, "reason", "", "why, for the log (required)")
@@ -208,7 +209,7 @@ func runAdmin(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if dbURL == "" {
-		return fmt.Errorf("relay admin %s needs --database-url or DATABASE_URL", cmd.words)
+		return fmt.Errorf("relay admin %s needs --database-url, DATABASE_URL or the relay's --config file", cmd.words)
 	}
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, dbURL)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"time"
 
 	"relay/relay"
@@ -23,17 +22,17 @@ func bindAttachments(fs *flags, o *attachmentOptions, d relay.Config) {
 	bind(fs, fs.IntVar, &o.rate, "attachment-rate", "RELAY_ATTACHMENT_RATE", d.AttachmentsPerMinute, "attachments an account may start uploading per minute, also the burst")
 }
 
-func (o *attachmentOptions) check(queueAge time.Duration) error {
+func (o *attachmentOptions) check(queueAge time.Duration, fs *flags) error {
 	switch {
 	case o.maxSize < 1:
-		return fmt.Errorf("--attachment-max-size must be at least 1, not %d", o.maxSize)
+		return fs.invalid("attachment-max-size", "must be at least 1, not %d", o.maxSize)
 	case o.quota < o.maxSize:
-		return fmt.Errorf("--attachment-quota (%d) must be at least --attachment-max-size (%d)", o.quota, o.maxSize)
+		return fs.invalid("attachment-quota", "(%d) must be at least --attachment-max-size (%d)", o.quota, o.maxSize)
 	case o.rate < 1:
-		return fmt.Errorf("--attachment-rate must be at least 1, not %d", o.rate)
+		return fs.invalid("attachment-rate", "must be at least 1, not %d", o.rate)
 	case o.maxAge < queueAge:
 		// A message still queued would name an attachment already gone.
-		return fmt.Errorf("--attachment-max-age (%v) must be at least --queue-max-age (%v)", o.maxAge, queueAge)
+		return fs.invalid("attachment-max-age", "(%v) must be at least --queue-max-age (%v)", o.maxAge, queueAge)
 	}
 	return nil
 }

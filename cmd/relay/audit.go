@@ -44,7 +44,8 @@ func runAudit(args []string, stdout, stderr io.Writer) error {
 		files = append(files, s)
 		return nil
 	})
-	var pgdata, dbURL string
+	var pgdata, dbURL, config string
+	bindConfig(fs, &config)
 	bind(fs, fs.StringVar, &pgdata, "pgdata", "PGDATA", "", "PostgreSQL data directory to search")
 	stats := fs.Bool("stats", false, "report what the relay holds now (needs --database-url)")
 	bind(fs, fs.StringVar, &dbURL, "database-url", "DATABASE_URL", "", "the relay's database, for --stats and for setting checks")
@@ -54,7 +55,7 @@ func runAudit(args []string, stdout, stderr io.Writer) error {
 	ctx := context.Background()
 	if *stats {
 		if dbURL == "" {
-			return errors.New("relay audit --stats needs --database-url or DATABASE_URL")
+			return errors.New("relay audit --stats needs --database-url, DATABASE_URL or the relay's --config file")
 		}
 		pool, err := pgxpool.New(ctx, dbURL)
 		if err != nil {

@@ -6,8 +6,10 @@
 //	                       what the relay holds (--stats)
 //	relay admin COMMAND    operator controls on the database: stats, disable,
 //	                       enable, delete, sessions revoke, vacuum, invites
+//	relay config COMMAND   check a configuration file, or print an example
 //
-// Every flag has an environment fallback; `relay --help` lists both.
+// Every flag has an environment fallback and is a key of the --config
+// file; `relay --help` lists the flags and their variables.
 package main
 
 import (
@@ -44,23 +46,26 @@ func main() {
 		err = runAudit(os.Args[2:], os.Stdout, os.Stderr)
 	} else if len(os.Args) > 1 && os.Args[1] == "admin" {
 		err = runAdmin(os.Args[2:], os.Stdout, os.Stderr)
+	} else if len(os.Args) > 1 && os.Args[1] == "config" {
+		err = runConfig(os.Args[2:], os.Stdout)
 	} else {
 		err = run(os.Args[1:], os.Stdout, os.Stderr)
 	}
 	os.Exit(exitCode(err, os.Stderr))
 }
 
-// exitCode is the process's exit code for what run, runAudit or runAdmin
-// returned: 0 on success and after --help, 1 when the audit found
-// plaintext or an admin command found no such account or invite, and 2 for any other
-// error, which it prints (once: the flag package prints nothing itself).
+// exitCode is the process's exit code for what run, runAudit, runAdmin or
+// runConfig returned: 0 on success and after --help, 1 when the audit found
+// plaintext, an admin command found no such account or invite, or relay
+// config check refused the file, and 2 for any other error, which it
+// prints (once: the flag package prints nothing itself).
 func exitCode(err error, stderr io.Writer) int {
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.Is(err, errHits):
 		return 1
-	case errors.Is(err, errNoAccount), errors.Is(err, errNoInvite):
+	case errors.Is(err, errNoAccount), errors.Is(err, errNoInvite), errors.As(err, new(*configInvalid)):
 		fmt.Fprintln(stderr, "relay:", err)
 		return 1
 	}
@@ -69,6 +74,7 @@ func exitCode(err error, stderr io.Writer) int {
 }
 
 type options struct {
+	config       string // --config
 	listen       string
 	databaseURL  string
 	baseURL      string
@@ -111,112 +117,43 @@ type options struct {
 	attach                                         attachmentOptions
 }
 
-// flags is a flag set whose flags fall back to environment variables: a
-// flag not on the command line takes its variable's value when the
-// variable is set, parsed as the flag parses it.
-type flags struct {
-	*flag.FlagSet
-	vars map[string]string // flag name → its environment variable
-}
-
-func newFlags(name string) *flags {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	// parse prints the usage for --help; errors are returned, and main
-	// prints them once.
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	return &flags{FlagSet: fs, vars: map[string]string{}}
-}
-
-// bind defines a flag with define (fs.IntVar, fs.DurationVar, ...) that
-// falls back to the environment variable named variable.
-func bind[T any](fs *flags, define func(*T, string, T, string), p *T, name, variable string, def T, usage string) {
-	fs.vars[name] = variable
-	define(p, name, def, usage+" ($"+variable+")")
-}
-
-// envError is an environment variable whose value its flag cannot take.
-type envError struct {
-	Var, Value string
-	Want       string // what the flag takes, such as "a whole number"
-}
-
-func (e *envError) Error() string { return fmt.Sprintf("%s=%q: want %s", e.Var, e.Value, e.Want) }
-
-// parse parses the command line, printing usage and the flags to stdout
-// for --help, then gives each flag not on the command line its
-// environment variable's value. A value the flag cannot take stops it
-// with an *envError: a typo must not silently become the default.
-func (fs *flags) parse(args []string, usage string, stdout io.Writer) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, usage)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return err
-		}
-		return fmt.Errorf("%w (see %s --help)", err, fs.Name())
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q (see %s --help)", fs.Arg(0), fs.Name())
-	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	var err error
-	fs.VisitAll(func(f *flag.Flag) { // in name order, so the same variable is named each time
-		variable, ok := fs.vars[f.Name]
-		if !ok || given[f.Name] || err != nil {
-			return
-		}
-		if v, set := os.LookupEnv(variable); set {
-			if f.Value.Set(v) != nil {
-				err = &envError{Var: variable, Value: v, Want: want(f.Value)}
-			}
-		}
-	})
-	return err
-}
-
-// want says what a flag's value must look like.
-func want(v flag.Value) string {
-	if w, ok := v.(interface{ want() string }); ok {
-		return w.want()
-	}
-	g, _ := v.(flag.Getter)
-	if g == nil {
-		return "a valid value"
-	}
-	switch g.Get().(type) {
-	case int, int64:
-		return "a whole number"
-	case bool:
-		return "true or false"
-	case time.Duration:
-		return "a duration such as 90s, 15m or 2h"
-	}
-	return "a valid value"
-}
-
 const serveUsage = `Usage:
   relay [flags]           serve the relay
   relay migrate [flags]   apply database migrations and exit
   relay audit --help      search for plaintext on disk, or report what the relay holds
   relay admin --help      operator controls: stats, disable, enable, delete, sessions revoke, vacuum, invites
+  relay config --help     check a configuration file, or print an example
 
-Every flag falls back to the environment variable named with it; a flag
-on the command line wins.
+Every flag can also be set by the environment variable named with it, and
+in the --config file under its own name. A flag on the command line wins
+over its variable, the variable over the file, the file over the default.
 
 Flags:
 `
 
+// parseFlags reads the relay's settings from the command line, the
+// environment and the configuration file, and checks them.
 func parseFlags(cmd string, args []string, stdout io.Writer) (*options, error) {
-	o := &options{}
+	o, _, err := parseSettings(cmd, args, stdout, os.LookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	if o.databaseURL == "" {
+		return nil, errors.New("no database: set --database-url, DATABASE_URL or database-url in the --config file (make run starts a private PostgreSQL for you)")
+	}
+	return o, nil
+}
+
+// serveFlags defines the flags of relay and relay migrate, which set o;
+// they are also the keys of the configuration file.
+func serveFlags(cmd string, o *options) *flags {
 	d := relay.DefaultConfig()
 	name := "relay"
 	if cmd == "migrate" {
 		name = "relay migrate"
 	}
 	fs := newFlags(name)
+	bindConfig(fs, &o.config)
 	bind(fs, fs.StringVar, &o.listen, "listen", "RELAY_LISTEN", "127.0.0.1:8080", "address to listen on")
 	bind(fs, fs.StringVar, &o.databaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL")
 	bind(fs, fs.StringVar, &o.baseURL, "base-url", "RELAY_BASE_URL", "", "URL clients use to reach this relay; default http://<listen>")
@@ -260,72 +197,105 @@ func parseFlags(cmd string, args []string, stdout io.Writer) (*options, error) {
 	bind(fs, fs.StringVar, &o.debugListen, "debug-listen", "RELAY_DEBUG_LISTEN", "", "if set, serve Go's pprof profiles at this address (keep it on loopback)")
 	bind(fs, fs.StringVar, &o.logLevel, "log-level", "RELAY_LOG_LEVEL", "info", "debug, info, warn or error")
 	bind(fs, fs.StringVar, &o.logFormat, "log-format", "RELAY_LOG_FORMAT", "text", "text or json")
+	return fs
+}
+
+// parseSettings parses the flags of cmd, reading the environment with
+// lookupEnv, and checks every value but the database URL's presence: what
+// relay config check checks.
+func parseSettings(cmd string, args []string, stdout io.Writer, lookupEnv func(string) (string, bool)) (*options, *flags, error) {
+	o := &options{}
+	fs := serveFlags(cmd, o)
+	fs.lookupEnv = lookupEnv
 	if err := fs.parse(args, serveUsage, stdout); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if o.databaseURL == "" {
-		return nil, errors.New("no database: set --database-url or DATABASE_URL (make run starts a private PostgreSQL for you)")
+	if err := checkSettings(o, fs); err != nil {
+		return nil, nil, err
 	}
+	return o, fs, nil
+}
+
+// checkSettings checks what the flags' parsers cannot: minimums, and
+// flags that go together. Each error names where the value was set.
+func checkSettings(o *options, fs *flags) error {
 	for _, c := range []struct {
 		flag     string
 		got, min time.Duration
 	}{
-		{"--catch-up-interval", o.catchUp, 10 * time.Millisecond},
-		{"--ping-interval", o.pingInterval, 10 * time.Millisecond},
-		{"--queue-max-age", o.queueAge, time.Hour},
+		{"catch-up-interval", o.catchUp, 10 * time.Millisecond},
+		{"ping-interval", o.pingInterval, 10 * time.Millisecond},
+		{"queue-max-age", o.queueAge, time.Hour},
 		// Below a second, clients on slow links are cut off.
-		{"--header-timeout", o.headerTimeout, time.Second},
-		{"--body-timeout", o.bodyTimeout, time.Second},
-		{"--stream-write-timeout", o.streamWriteTimeout, time.Second},
+		{"header-timeout", o.headerTimeout, time.Second},
+		{"body-timeout", o.bodyTimeout, time.Second},
+		{"stream-write-timeout", o.streamWriteTimeout, time.Second},
 		// Each purge scans every queue.
-		{"--purge-interval", o.purgeInterval, time.Minute},
-		{"--revoked-keep", o.revokedKeep, time.Hour},
+		{"purge-interval", o.purgeInterval, time.Minute},
+		{"revoked-keep", o.revokedKeep, time.Hour},
 		// Any value up to the clock-skew window plus a minute keeps records
 		// just as long as a resend can pass the skew check (ADR 0003).
-		{"--dedup-window", o.dedupWindow, time.Minute},
-		{"--deleted-name-hold", o.nameHold, minNameHold},
+		{"dedup-window", o.dedupWindow, time.Minute},
+		{"deleted-name-hold", o.nameHold, minNameHold},
 		// Below a second, a chat would buzz a phone for every message.
-		{"--push-interval", o.pushInterval, time.Second},
+		{"push-interval", o.pushInterval, time.Second},
 	} {
 		if c.got < c.min {
-			return nil, fmt.Errorf("%s must be at least %v, not %v", c.flag, c.min, c.got)
+			return fs.invalid(c.flag, "must be at least %v, not %v", c.min, c.got)
 		}
 	}
 	for _, c := range []struct {
 		flag     string
 		got, min int64
 	}{
-		{"--rate", int64(o.rate), 1},
-		{"--self-rate", int64(o.selfRate), 1},
-		{"--receipt-rate", int64(o.receiptRate), 1},
-		{"--group-rate", int64(o.groupRate), 1},
-		{"--max-recipients", int64(o.maxRcpt), 1},
+		{"rate", int64(o.rate), 1},
+		{"self-rate", int64(o.selfRate), 1},
+		{"receipt-rate", int64(o.receiptRate), 1},
+		{"group-rate", int64(o.groupRate), 1},
+		{"max-recipients", int64(o.maxRcpt), 1},
 		// Its burst is its rate: a list of the most names allowed must fit.
-		{"--fanout-rate", int64(o.fanoutRate), int64(o.maxRcpt)},
-		{"--auth-rate", int64(o.authRate), 1},
-		{"--auth-rate-user", int64(o.authUserRate), 1},
-		{"--max-devices", int64(o.maxDevices), 1},
-		{"--queue-max-bytes", o.queueBytes, envelope.MaxBody},
-		{"--commit-workers", int64(o.commitWorkers), 1},
-		{"--max-group", int64(o.maxGroup), 1},
+		{"fanout-rate", int64(o.fanoutRate), int64(o.maxRcpt)},
+		{"auth-rate", int64(o.authRate), 1},
+		{"auth-rate-user", int64(o.authUserRate), 1},
+		{"max-devices", int64(o.maxDevices), 1},
+		{"queue-max-bytes", o.queueBytes, envelope.MaxBody},
+		{"commit-workers", int64(o.commitWorkers), 1},
+		{"max-group", int64(o.maxGroup), 1},
 	} {
 		if c.got < c.min {
-			return nil, fmt.Errorf("%s must be at least %d, not %d", c.flag, c.min, c.got)
+			return fs.invalid(c.flag, "must be at least %d, not %d", c.min, c.got)
 		}
 	}
-	if err := o.attach.check(o.queueAge); err != nil {
-		return nil, err
+	if o.databaseURL != "" {
+		if _, err := pgxpool.ParseConfig(o.databaseURL); err != nil {
+			// pgx's message quotes the URL; its password must not reach a log.
+			return fs.invalid("database-url", "is not a PostgreSQL URL or connection string (the value is not shown: it may hold a password)")
+		}
+	}
+	if err := o.attach.check(o.queueAge, fs); err != nil {
+		return err
 	}
 	if _, err := parsePrefixes(o.trusted); err != nil {
-		return nil, err
+		return fs.invalid("trusted-proxy", "lists %v", err)
 	}
 	if (o.tlsCert == "") != (o.tlsKey == "") {
-		return nil, errors.New("--tls-cert and --tls-key go together")
+		name := "tls-cert"
+		if o.tlsCert == "" {
+			name = "tls-key"
+		}
+		return fs.invalid(name, "is set alone: --tls-cert and --tls-key go together")
 	}
 	if o.tlsCert != "" && o.acmeDomains != "" {
-		return nil, errors.New("use either --tls-cert/--tls-key or --acme-domain, not both")
+		return fs.invalid("acme-domain", "is set with --tls-cert: use either --tls-cert/--tls-key or --acme-domain, not both")
 	}
-	return o, nil
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
+		return fs.invalid("log-level", "must be debug, info, warn or error, not %q", o.logLevel)
+	}
+	if o.logFormat != "text" && o.logFormat != "json" {
+		return fs.invalid("log-format", "must be text or json, not %q", o.logFormat)
+	}
+	return nil
 }
 
 func newLogger(o *options, w io.Writer) (*slog.Logger, error) {
@@ -555,7 +525,7 @@ func parsePrefixes(list string) ([]netip.Prefix, error) {
 		}
 		a, err := netip.ParseAddr(item)
 		if err != nil {
-			return nil, fmt.Errorf("--trusted-proxy: %q is neither an address nor a CIDR range", item)
+			return nil, fmt.Errorf("%q, neither an address nor a CIDR range", item)
 		}
 		out = append(out, netip.PrefixFrom(a, a.BitLen()))
 	}

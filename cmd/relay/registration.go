@@ -28,8 +28,13 @@ func (f registrationFlag) Set(s string) error {
 
 func (f registrationFlag) Get() any { return f.String() }
 
-// want is what the environment's value must be (main.go, want).
+// want is what the environment's value must be (flags.go, want).
 func (registrationFlag) want() string { return "open, invite or closed" }
+
+// choices are the values the flag takes.
+func (registrationFlag) choices() []string {
+	return []string{string(relay.RegistrationOpen), string(relay.RegistrationInvite), string(relay.RegistrationClosed)}
+}
 
 func bindRegistration(fs *flags, p *relay.Registration) {
 	*p = relay.DefaultConfig().Registration
