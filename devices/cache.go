@@ -21,11 +21,17 @@ import (
 // Every change that could make the query answer otherwise sends, inside
 // its transaction, a notice on AuthChannel with the account's id; every
 // relay instance forgets the account's entries when it arrives (package
-// hub listens for it). The instance that made the change forgets them
-// itself right after the commit (ForgetAccount), so that its own next
-// request does not wait for the notice. A notice can be missed only while
-// the listening connection is down: the cache is off then (SetListening),
-// and an entry lives at most CacheTTL whatever happens.
+// hub listens for it). The instance that made the change holds the
+// account out of its cache from before the commit (HoldAccount) and
+// forgets it right after (ForgetAccount), so that none of its own
+// requests is answered from memory as before the change once the change
+// committed, and none waits for the notice. A notice can be missed only
+// while the listening connection is down: the cache is off then
+// (SetListening), and an entry lives at most CacheTTL whatever happens.
+// Another instance answers as before the change until the notice reaches
+// it, which is what a reader of the database does while the change has
+// not committed; a client that must not be answered from memory asks for
+// a fresh read (LookupFresh).
 const (
 	// AuthChannel is the LISTEN/NOTIFY channel of the cache's notices.
 	AuthChannel = "relay_auth"
@@ -63,6 +69,7 @@ type sessionCache struct {
 	epoch   uint64     // grows at every forgetting: a lookup begun before it is not stored
 	entries map[[sha256.Size]byte]*sessionEntry
 	names   map[string]*nameEntry
+	held    map[int64]int // accounts whose change is under way, with how many: nothing of theirs is stored
 
 	// Counters, for the metrics and the tests.
 	hits      atomic.Int64 // session checks answered from memory
@@ -71,7 +78,7 @@ type sessionCache struct {
 }
 
 func newSessionCache(max int) *sessionCache {
-	return &sessionCache{max: max, entries: make(map[[sha256.Size]byte]*sessionEntry), names: make(map[string]*nameEntry)}
+	return &sessionCache{max: max, entries: make(map[[sha256.Size]byte]*sessionEntry), names: make(map[string]*nameEntry), held: make(map[int64]int)}
 }
 
 func (c *sessionCache) getName(username string, now time.Time) (Account, bool) {
@@ -92,7 +99,7 @@ func (c *sessionCache) getName(username string, now time.Time) (Account, bool) {
 func (c *sessionCache) storeName(epoch uint64, acc Account, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.on || c.epoch != epoch {
+	if !c.on || c.epoch != epoch || c.held[acc.ID] > 0 {
 		return
 	}
 	if _, ok := c.names[acc.Username]; !ok && len(c.names) >= c.max {
@@ -133,7 +140,7 @@ func (c *sessionCache) get(key [sha256.Size]byte, device string, now time.Time) 
 func (c *sessionCache) store(epoch uint64, key [sha256.Size]byte, acc Account, device string, expires, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.on || c.epoch != epoch {
+	if !c.on || c.epoch != epoch || c.held[acc.ID] > 0 {
 		return
 	}
 	e := c.entries[key]
@@ -155,6 +162,32 @@ func (c *sessionCache) store(epoch uint64, key [sha256.Size]byte, acc Account, d
 func (c *sessionCache) forget(accountID int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.drop(accountID)
+	c.forgotten.Add(1)
+}
+
+// hold keeps the account out of the cache until release: what it held
+// goes, and nothing of it is stored meanwhile.
+func (c *sessionCache) hold(accountID int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.held[accountID]++
+	c.drop(accountID)
+}
+
+// release ends a hold. A lookup begun under it read the database while
+// the change was under way: the new epoch keeps its answer out too.
+func (c *sessionCache) release(accountID int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.held[accountID]--; c.held[accountID] <= 0 {
+		delete(c.held, accountID)
+	}
+	c.drop(accountID)
+}
+
+// drop removes the account's entries and begins a new epoch. c.mu is held.
+func (c *sessionCache) drop(accountID int64) {
 	c.epoch++
 	for k, e := range c.entries {
 		if e.acc.ID == accountID {
@@ -166,7 +199,6 @@ func (c *sessionCache) forget(accountID int64) {
 			delete(c.names, k)
 		}
 	}
-	c.forgotten.Add(1)
 }
 
 func (c *sessionCache) flush() {
@@ -202,6 +234,22 @@ func (s *Store) ForgetAccount(accountID int64) {
 	if s.cache != nil {
 		s.cache.forget(accountID)
 	}
+}
+
+// HoldAccount keeps the account out of this instance's cache until the
+// returned function is called: a change of the account (package
+// lifecycle) holds it from before its commit until after ForgetAccount,
+// so that no request is answered from memory as before the change in
+// the moment between the commit and the forgetting. Lookups meanwhile
+// read the database. Every hold must be released, whether the change
+// committed or not.
+func (s *Store) HoldAccount(accountID int64) (release func()) {
+	if s.cache == nil {
+		return func() {}
+	}
+	s.cache.hold(accountID)
+	var once sync.Once
+	return func() { once.Do(func() { s.cache.release(accountID) }) }
 }
 
 // ForgetNotice is ForgetAccount for the payload of a notice on

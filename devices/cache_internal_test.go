@@ -215,3 +215,114 @@ func TestNameCache(t *testing.T) {
 		t.Fatalf("an unreadable notice left %d names", n)
 	}
 }
+
+// setKey replaces the account's key behind the cache's back: no notice.
+func setKey(t *testing.T, s *Store, username string, key []byte) {
+	t.Helper()
+	if _, err := s.pool.Exec(context.Background(), `UPDATE accounts SET public_key = $2 WHERE username = $1`, username, key); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// keyOf is Lookup's answer for username, which must not fail, and
+// whether it came from memory.
+func keyOf(t *testing.T, s *Store, username string, fresh bool) (key byte, fromMemory bool) {
+	t.Helper()
+	hits := s.NameCacheHits()
+	lookup := s.Lookup
+	if fresh {
+		lookup = s.LookupFresh
+	}
+	acc, err := lookup(context.Background(), username)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(acc.PublicKey) != 1 {
+		t.Fatalf("a key of %d bytes", len(acc.PublicKey))
+	}
+	return acc.PublicKey[0], s.NameCacheHits() > hits
+}
+
+// TestHoldAccount: while a change of an account is under way on this
+// instance (from before its commit until after its forgetting), nothing
+// of the account is answered from memory nor stored, and a lookup begun
+// under the hold does not store what it read once the hold ends. The
+// first steps are the control: a change the cache was not told of is
+// answered as before it.
+func TestHoldAccount(t *testing.T) {
+	s, token, device := cachedStore(t)
+	keyOf(t, s, "alice", false)
+	if _, mem := keyOf(t, s, "alice", false); !mem {
+		t.Fatal("control: the second lookup was not answered from memory")
+	}
+	live(t, s, token, device)
+	setKey(t, s, "alice", []byte{5})
+	setRevoked(t, s, device, true)
+	if k, _ := keyOf(t, s, "alice", false); k != 4 {
+		t.Fatalf("control: the cache answered key %d, want the one it held, 4", k)
+	}
+	if !live(t, s, token, device) {
+		t.Fatal("control: the cache did not answer the device it held")
+	}
+
+	acc, err := s.Lookup(context.Background(), "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := s.HoldAccount(acc.ID)
+	if k, mem := keyOf(t, s, "alice", false); k != 5 || mem {
+		t.Fatalf("under the hold: key %d from memory %v, want 5 read from the table", k, mem)
+	}
+	setKey(t, s, "alice", []byte{6})
+	if k, mem := keyOf(t, s, "alice", false); k != 6 || mem {
+		t.Fatalf("under the hold, a lookup was stored: key %d from memory %v", k, mem)
+	}
+	if live(t, s, token, device) {
+		t.Fatal("under the hold, the revoked device was answered from memory")
+	}
+	setRevoked(t, s, device, false)
+	live(t, s, token, device)
+	setRevoked(t, s, device, true)
+	if live(t, s, token, device) {
+		t.Fatal("under the hold, a session check was stored")
+	}
+
+	// A lookup that read the table under the hold, and stores after it.
+	epoch, _ := s.cache.begin()
+	release()
+	release() // a second call changes nothing
+	s.cache.storeName(epoch, Account{ID: acc.ID, Username: "alice", PublicKey: []byte{6}}, s.now())
+	setKey(t, s, "alice", []byte{7})
+	if k, mem := keyOf(t, s, "alice", false); k != 7 || mem {
+		t.Fatalf("after the hold: key %d from memory %v, want 7 read from the table", k, mem)
+	}
+	if k, mem := keyOf(t, s, "alice", false); k != 7 || !mem {
+		t.Fatalf("after the hold, the cache is not used again: key %d from memory %v", k, mem)
+	}
+
+	// Two holds of one account: the account stays out until both end.
+	r1, r2 := s.HoldAccount(acc.ID), s.HoldAccount(acc.ID)
+	r1()
+	keyOf(t, s, "alice", false)
+	if _, mem := keyOf(t, s, "alice", false); mem {
+		t.Fatal("with one of two holds released, a lookup was stored")
+	}
+	r2()
+}
+
+// TestLookupFresh: a fresh lookup reads the table whatever the cache
+// holds, and what it read replaces what the cache held.
+func TestLookupFresh(t *testing.T) {
+	s, _, _ := cachedStore(t)
+	keyOf(t, s, "alice", false)
+	setKey(t, s, "alice", []byte{5})
+	if k, mem := keyOf(t, s, "alice", false); k != 4 || !mem {
+		t.Fatalf("control: key %d from memory %v, want the held 4 from memory", k, mem)
+	}
+	if k, mem := keyOf(t, s, "alice", true); k != 5 || mem {
+		t.Fatalf("fresh: key %d from memory %v, want 5 read from the table", k, mem)
+	}
+	if k, mem := keyOf(t, s, "alice", false); k != 5 || !mem {
+		t.Fatalf("after the fresh lookup: key %d from memory %v, want 5 from memory", k, mem)
+	}
+}

@@ -316,11 +316,25 @@ func (s *Store) AuthenticateDevice(ctx context.Context, token, deviceID string) 
 // With the cache, an account found is answered from memory until a notice
 // says it changed (ADR 0080); a name not found is a query each time.
 func (s *Store) Lookup(ctx context.Context, username string) (Account, error) {
+	return s.lookup(ctx, username, false)
+}
+
+// LookupFresh is Lookup read from the database whatever the cache holds,
+// and kept in the cache in place of what it held: for a client that
+// suspects the answer it had is older than a change whose notice has not
+// reached this instance yet (ADR 0104).
+func (s *Store) LookupFresh(ctx context.Context, username string) (Account, error) {
+	return s.lookup(ctx, username, true)
+}
+
+func (s *Store) lookup(ctx context.Context, username string, fresh bool) (Account, error) {
 	var epoch uint64
 	var cached bool
 	if s.cache != nil {
-		if acc, ok := s.cache.getName(username, s.now()); ok {
-			return acc, nil
+		if !fresh {
+			if acc, ok := s.cache.getName(username, s.now()); ok {
+				return acc, nil
+			}
 		}
 		epoch, cached = s.cache.begin()
 	}

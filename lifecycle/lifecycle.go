@@ -10,15 +10,17 @@
 // subscriptions, package keypackages for MLS key packages. What a change does outside its transaction happens after
 // the commit, in one order for every change and every caller:
 //
-//  1. the notice to the other relay instances is queued inside the
+//  1. this process holds the account out of its cache before the commit
+//     (devices.Store.HoldAccount), and releases it after step 2;
+//  2. the notice to the other relay instances is queued inside the
 //     transaction (hub.NotifyEnded; devices' notice on its AuthChannel),
 //     so PostgreSQL delivers it on commit and never for a rollback;
-//  2. after the commit, this process forgets the account's cached
+//  3. after the commit, this process forgets the account's cached
 //     sessions (devices.Store.ForgetAccount);
-//  3. then it ends the streams it holds (hub.Hub), and for a revoked
+//  4. then it ends the streams it holds (hub.Hub), and for a revoked
 //     device tells the other instances through the hub's bus.
 //
-// relay admin has no hub: it does 1 and 2, and the instances do 3 when
+// relay admin has no hub: it does 1 to 3, and the instances do 4 when
 // the notice arrives, or at their catch-up check. The package never reads
 // an envelope body or a key, and it logs nothing itself.
 package lifecycle
@@ -105,6 +107,8 @@ func drop(ctx context.Context, tx pgx.Tx, device string) error {
 // stream ends with event: revoked. Another account's device, an unknown id
 // and an already revoked device are devices.ErrUnknownDevice.
 func (t *Transitions) RevokeDevice(ctx context.Context, accountID int64, device string) error {
+	release := t.store.HoldAccount(accountID)
+	defer release()
 	err := pgx.BeginFunc(ctx, t.pool, func(tx pgx.Tx) error {
 		// Revoke takes the device row's lock first, the lock a fan-out
 		// takes (ADR 0002); what it leaves goes under that lock.
@@ -126,6 +130,10 @@ func (t *Transitions) RevokeDevice(ctx context.Context, accountID int64, device 
 // account's other devices (ADR 0100), and the revoked devices' streams end
 // with event: revoked. The caller has checked the password.
 func (t *Transitions) ReplaceKey(ctx context.Context, r devices.KeyReplacement) error {
+	// Held from before the commit: between the commit and the forgetting,
+	// this instance would otherwise answer the old key from memory.
+	release := t.store.HoldAccount(r.AccountID)
+	defer release()
 	err := pgx.BeginFunc(ctx, t.pool, func(tx pgx.Tx) error {
 		// ReplaceKey locks the account row, then the device rows in id
 		// order; what the revoked devices leave goes under those locks.
@@ -155,11 +163,14 @@ func (t *Transitions) ReplaceKey(ctx context.Context, r devices.KeyReplacement) 
 // devices.ErrUnknownAccount.
 func (t *Transitions) Delete(ctx context.Context, username string, hold time.Duration) (devices.Deleted, error) {
 	var d devices.Deleted
+	release := func() {}
+	defer func() { release() }()
 	err := pgx.BeginFunc(ctx, t.pool, func(tx pgx.Tx) error {
 		acc, err := t.store.LockForDeletion(ctx, tx, username)
 		if err != nil {
 			return err
 		}
+		release = t.store.HoldAccount(acc.ID)
 		// Before the devices go: DropAccount finds the queues through them.
 		// The push subscriptions and key packages go with the devices (ON
 		// DELETE CASCADE).
@@ -187,6 +198,8 @@ func (t *Transitions) Delete(ctx context.Context, username string, hold time.Dur
 func (t *Transitions) SetDisabled(ctx context.Context, username string, disabled bool) ([]string, error) {
 	var acc devices.Account
 	var devs []string
+	release := func() {}
+	defer func() { release() }()
 	err := pgx.BeginFunc(ctx, t.pool, func(tx pgx.Tx) error {
 		// The account row's lock, which SetDisabled takes too, gives the
 		// id whose cached sessions go after the commit.
@@ -194,6 +207,7 @@ func (t *Transitions) SetDisabled(ctx context.Context, username string, disabled
 		if acc, err = t.store.LockAccount(ctx, tx, username); err != nil {
 			return err
 		}
+		release = t.store.HoldAccount(acc.ID)
 		if devs, err = t.store.SetDisabled(ctx, tx, username, disabled); err != nil || !disabled {
 			return err
 		}
@@ -218,11 +232,14 @@ func (t *Transitions) RevokeSessions(ctx context.Context, username string) (int6
 	var acc devices.Account
 	var n int64
 	var devs []string
+	release := func() {}
+	defer func() { release() }()
 	err := pgx.BeginFunc(ctx, t.pool, func(tx pgx.Tx) error {
 		var err error
 		if acc, err = t.store.LockAccount(ctx, tx, username); err != nil {
 			return err
 		}
+		release = t.store.HoldAccount(acc.ID)
 		if n, devs, err = t.store.RevokeSessions(ctx, tx, username); err != nil {
 			return err
 		}

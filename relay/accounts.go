@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"net/http"
+	"net/url"
 
 	"github.com/jackc/pgx/v5"
 
@@ -95,18 +96,41 @@ func (s *Server) admission(code string) (func(context.Context, pgx.Tx) error, er
 	return func(ctx context.Context, tx pgx.Tx) error { return invites.Spend(ctx, tx, h, s.now()) }, nil
 }
 
-// GET /api/accounts/:username
+// GET /api/accounts/:username, with ?fresh=1 read from the database
+// whatever this instance holds in memory: a client whose check of a
+// device's certificate failed against the key it was answered asks again
+// so, as that answer may be older than a key replacement whose notice has
+// not reached this instance yet (ADR 0104).
 func (s *Server) getAccount(w http.ResponseWriter, r *http.Request, in *checked) error {
 	u := in.params.ByName("username")
 	if err := checkUsername(u); err != nil {
 		return err
 	}
-	acc, err := s.accounts.Lookup(r.Context(), u)
+	fresh, err := parseFresh(r.URL.RawQuery)
+	if err != nil {
+		return err
+	}
+	lookup := s.accounts.Lookup
+	if fresh {
+		lookup = s.accounts.LookupFresh
+	}
+	acc, err := lookup(r.Context(), u)
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, accountJSON{Username: acc.Username, PublicKey: b64(acc.PublicKey)})
 	return nil
+}
+
+// parseFresh reads the key directory's query: fresh=0 or fresh=1, once,
+// or nothing. Any other parameter is ignored, as it was before fresh.
+func parseFresh(raw string) (bool, error) {
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return false, codeBadQuery.errorf("the query is not of the form fresh=1")
+	}
+	n, err := queryInt(q, "fresh", 0, 0, 1)
+	return n == 1, err
 }
 
 // GET /api/accounts/:username/devices: the ids of the account's live

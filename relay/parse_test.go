@@ -68,6 +68,28 @@ func FuzzParseLastEventID(f *testing.F) {
 	})
 }
 
+// FuzzParseFresh: the key directory's query is fresh or not, or a 400
+// bad_query; fresh only when it says fresh=1 exactly once.
+func FuzzParseFresh(f *testing.F) {
+	for _, s := range []string{"", "fresh=1", "fresh=0", "fresh=2", "fresh=1&fresh=1", "fresh=%zz", "other=1", "fresh=01", "fresh=1&other=x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fresh, err := parseFresh(s)
+		if err != nil {
+			var ae *apiError
+			if !errors.As(err, &ae) || ae.status != 400 || ae.code != "bad_query" {
+				t.Fatalf("%q: error %v is not a 400 bad_query", s, err)
+			}
+			return
+		}
+		q, _ := url.ParseQuery(s)
+		if fresh != slices.Equal(q["fresh"], []string{"1"}) {
+			t.Fatalf("%q: fresh %v", s, fresh)
+		}
+	})
+}
+
 func TestParseAck(t *testing.T) {
 	long := strings.Repeat("a", maxAckEpoch)
 	for _, tc := range []struct {

@@ -293,3 +293,48 @@ func TestAccountCacheInvalidation(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyDirectoryFresh: GET /api/accounts/:username?fresh=1 reads the
+// table whatever the instance holds in memory, and the plain lookups
+// after it answer what it read. Bob's key is changed in SQL, which sends
+// no notice; the control is the plain lookup before the fresh one, which
+// answers the key held in memory. A query that is not fresh=0 or fresh=1
+// once is bad_query.
+func TestKeyDirectoryFresh(t *testing.T) {
+	ctx := context.Background()
+	s := newTestServer(t)
+	waitFor(t, "the cache to be on", s.Relay.SessionCacheOn)
+	alice := s.register(t, "alice", 0)
+	bob := s.register(t, "bob", 0)
+	old, err := alice.Client.Lookup(ctx, "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := newKey(t)
+	if _, err := s.Pool.Exec(ctx, `UPDATE accounts SET public_key = $2 WHERE username = $1`, bob.Name, key); err != nil {
+		t.Fatal(err)
+	}
+	keyOf := func(query string) string {
+		t.Helper()
+		a := raw(t, alice.Client, "GET", "/api/accounts/bob"+query, nil, nil)
+		if a.Status != http.StatusOK {
+			t.Fatalf("GET /api/accounts/bob%s: %d %s", query, a.Status, a.Raw)
+		}
+		k, _ := a.Body["publicKey"].(string)
+		return k
+	}
+	if got := keyOf("?fresh=0"); got != b64(old.PublicKey) {
+		t.Fatal("control: the lookup before the fresh one did not answer the key held in memory")
+	}
+	if got := keyOf("?fresh=1"); got != b64(key) {
+		t.Fatal("fresh=1 answered the key held in memory")
+	}
+	if got := keyOf(""); got != b64(key) {
+		t.Fatal("the lookup after the fresh one answered the key held before it")
+	}
+	for _, q := range []string{"?fresh=2", "?fresh=true", "?fresh=1&fresh=1", "?fresh=%zz", "?fresh="} {
+		if a := raw(t, alice.Client, "GET", "/api/accounts/bob"+q, nil, nil); a.Status != http.StatusBadRequest || a.code() != "bad_query" {
+			t.Fatalf("GET /api/accounts/bob%s: %d %s, want 400 bad_query", q, a.Status, a.Raw)
+		}
+	}
+}

@@ -80,15 +80,10 @@ func TestResetAccountKey(t *testing.T) {
 // the tablet. From the laptop she makes a new account key, dropping the
 // tablet: the tablet is revoked, the phone adopts the new key by itself and
 // keeps its history, bob sees the key-change warning, and bob, the phone
-// and the laptop still chat.
-//
-// The relay runs without the session cache: with it, a lookup of alice's
-// key in the moment between the rotation's commit and the cache's notice
-// answers the old key, and bob's device refuses the phone's commit with
-// the new credential (a race of the product, noted to be fixed: a member
-// refused for a key that may be stale should be checked again later).
+// and the laptop still chat. In bob's group, the laptop's and the phone's
+// leaves end certified by the new key, and the tablet's is gone.
 func TestRotateAccountKey(t *testing.T) {
-	r, laptop, bob := aliceAndBob(t, uncachedDirectory)
+	r, laptop, bob := aliceAndBob(t)
 	phone := linkedDevice(t, r, laptop, "alice")
 	tablet := linkedDevice(t, r, laptop, "alice")
 	tabletID := tablet.deviceID()
@@ -96,6 +91,11 @@ func TestRotateAccountKey(t *testing.T) {
 	bob.send("before the rotation")
 	phone.openChat("bob")
 	phone.waitMessage("before the rotation")
+	before := map[string]string{}
+	for _, dev := range []string{laptop.deviceID(), phone.deviceID()} {
+		bob.waitFor("alice's device "+dev+" in bob's group", leafJS("alice", "alice", dev)+`.then((l) => l !== '')`)
+		before[dev] = eval[string](bob, leafJS("alice", "alice", dev))
+	}
 
 	eval[chromedp.Void](laptop, `location.hash = '#/devices'`)
 	laptop.waitFor("the rotate path", `document.getElementById('rotate-open') && document.getElementById('drop-`+tabletID+`')`)
@@ -135,6 +135,7 @@ func TestRotateAccountKey(t *testing.T) {
 	laptop.openChat("bob")
 	laptop.waitMessage("to the new key")
 	laptop.waitMessage("from the phone after the rotation")
+	recertified(t, bob, before)
 }
 
 // TestFirstKeyShowsInTheOpenChat: a chat opened before the contact's key

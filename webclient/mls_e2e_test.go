@@ -225,3 +225,86 @@ func TestMLSInterface(t *testing.T) {
 		t.Fatalf("headers: %+v", h)
 	}
 }
+
+// TestMLSAfterAKeyChange drives mls.js as the chats do after alice's
+// account key changed, each device's check now refusing alice's old
+// certificates (identities "alice/1", "alice/2") and taking the new ones
+// ("alice/1b") and bob's:
+//   - alice/2's update of its leaf, which still carries its old
+//     certificate, is taken: the leaf is in the group already. The
+//     control: a new device with a refused identity, by key package, is
+//     refused.
+//   - alice/1 certifies its leaf anew by an external commit from its own
+//     state, whose tree holds alice/2's old leaf. The control: with the
+//     check alone, the join is refused.
+//   - a message bob sealed before that commit, read by alice/1 after it,
+//     opens from the epochs the new state keeps. The control: a state
+//     joined without them finds the epoch too old.
+func TestMLSAfterAKeyChange(t *testing.T) {
+	srv := httptest.NewServer(webclient.Handler())
+	t.Cleanup(srv.Close)
+	a1 := newMLSDevice(t, srv.URL, "alice/1")
+	a2 := newMLSDevice(t, srv.URL, "alice/2")
+	b1 := newMLSDevice(t, srv.URL, "bob/1")
+	a3 := newMLSDevice(t, srv.URL, "alice/3")
+	a2kp, b1kp, a3kp := a2.keyPackages(1, false), b1.keyPackages(1, false), a3.keyPackages(1, false)
+	add := mlsRun[map[string]string](a1, `T.group = await m.createGroup(T.device, te.encode('chat-2'), m.acceptAll);
+    const r = await m.addMembers(T.group, [unb64(`+js(a2kp[0])+`), unb64(`+js(b1kp[0])+`)]); T.group = r.group;
+    return { welcome: b64(r.welcome) };`)
+	a2.join(add["welcome"], a2kp[0])
+	b1.join(add["welcome"], b1kp[0])
+
+	const rotated = `T.check = async (id) => ['alice/1b', 'bob/1'].includes(td.decode(id)); T.group = m.loadGroup(m.saveGroup(T.group), T.check); return true;`
+	for _, d := range []*mlsDevice{a1, a2, b1} {
+		mlsRun[bool](d, rotated)
+	}
+
+	update := mlsRun[string](a2, `const r = await m.updateLeaf(T.group); T.group = r.group; return b64(r.commit);`)
+	for _, d := range []*mlsDevice{a1, b1} {
+		if got := d.receive(update); got != "commit" {
+			t.Fatalf("%s reading alice/2's update of its leaf: %q", d.name, got)
+		}
+	}
+	// Made from a copy that takes anyone, and never applied by alice/1.
+	newcomer := mlsRun[string](a1, `return b64((await m.addMembers(m.loadGroup(m.saveGroup(T.group), m.acceptAll), [unb64(`+js(a3kp[0])+`)])).commit);`)
+	if got := b1.receive(newcomer); !strings.HasPrefix(got, "refused: ") {
+		t.Fatalf("control: bob took a new device whose certificate his check refuses: %q", got)
+	}
+
+	sealedBefore := b1.send("sealed before alice/1's new certificate")
+	type recert struct{ Plain, Unkept, Commit string }
+	got := mlsRun[recert](a1, `const dev = { ...T.device, identity: te.encode('alice/1b') };
+    const info = await m.exportGroupInfo(T.group);
+    let plain = 'joined';
+    try { await m.joinExternal(dev, info, true, T.check); } catch (e) { plain = 'refused: ' + e.message; }
+    const unkept = await m.joinExternal(dev, info, true, m.knownCheck(T.group.ratchetTree, T.check));
+    let old;
+    try { old = td.decode((await m.receive(unkept.group, unb64(`+js(sealedBefore)+`))).plaintext); } catch (e) { old = 'refused: ' + e.message; }
+    const j = await m.joinExternal(dev, info, true, m.knownCheck(T.group.ratchetTree, T.check), T.group);
+    T.group = j.group; T.device = dev;
+    return { plain, unkept: old, commit: b64(j.commit) };`)
+	if !strings.HasPrefix(got.Plain, "refused: ") {
+		t.Fatalf("control: alice/1's new leaf joined with the check alone: %q", got.Plain)
+	}
+	if !strings.HasPrefix(got.Unkept, "refused: ") {
+		t.Fatalf("control: a state joined without the epochs before it opened bob's message: %q", got.Unkept)
+	}
+	if got := a1.receive(sealedBefore); got != "sealed before alice/1's new certificate" {
+		t.Fatalf("alice/1 reads bob's message sealed before its new certificate: %q", got)
+	}
+	for _, d := range []*mlsDevice{a2, b1} {
+		if got := d.receive(got.Commit); got != "commit" {
+			t.Fatalf("%s reading alice/1's new certificate: %q", d.name, got)
+		}
+	}
+	for _, from := range []*mlsDevice{a1, a2, b1} {
+		msg := from.send("after, from " + from.name)
+		for _, to := range []*mlsDevice{a1, a2, b1} {
+			if to != from {
+				if got := to.receive(msg); got != "after, from "+from.name {
+					t.Fatalf("%s reads %q from %s", to.name, got, from.name)
+				}
+			}
+		}
+	}
+}

@@ -100,7 +100,9 @@ export const register = (username, password, publicKey, invite = '') =>
 export const registration = () => call('GET', '/api/registration');
 export const login = (username, password) => call('POST', '/api/sessions', { username, password });
 export const logout = () => call('DELETE', '/api/sessions');
-export const lookup = (username) => call('GET', '/api/accounts/' + encodeURIComponent(username));
+// lookup asks the key directory; fresh, it reads past the relay's memory
+// (docs/protocol.md), for a key that may have been replaced a moment ago.
+export const lookup = (username, fresh = false) => call('GET', '/api/accounts/' + encodeURIComponent(username) + (fresh ? '?fresh=1' : ''));
 export const addDevice = (name, publicKey) => call('POST', '/api/devices', { name, publicKey });
 export const devices = () => call('GET', '/api/devices');
 export const updateDevice = (id, fields) => call('PATCH', '/api/devices/' + encodeURIComponent(id), fields);

@@ -7,18 +7,20 @@ import * as c from './crypto.js';
 import * as account from './account.js';
 import { notify, onRemote } from './election.js';
 
-// refreshKey fetches the contact's key from the directory and records it.
-// A key that changed is a new account key, or someone in the middle: it is
-// used, and the chat warns until the person checked the code. Every tab
-// hears 'key', so that messages waiting for this key are tried again. It
-// returns whether the key was replaced; a failed lookup throws.
-export async function refreshKey(username) {
-  const res = await api.lookup(username);
-  const { replaced, keyChanged } = await store.setContactKey(username, c.b64decode(res.publicKey));
+// refreshKey fetches the contact's key from the directory (fresh: past
+// the relay's memory) and records it. A key that changed is a new account
+// key, or someone in the middle: it is used, and the chat warns until the
+// person checked the code. Every tab hears 'key', so that messages
+// waiting for this key are tried again. It returns the key and whether it
+// replaced the one recorded; a failed lookup throws.
+export async function refreshKey(username, fresh = false) {
+  const res = await api.lookup(username, fresh);
+  const publicKey = c.b64decode(res.publicKey);
+  const { replaced, keyChanged } = await store.setContactKey(username, publicKey);
   if (replaced) account.forgetKey(username);
   if (keyChanged) notify({ type: 'changed', chats: [username] });
   notify({ type: 'key', chat: username });
-  return { replaced };
+  return { replaced, publicKey };
 }
 
 // deleted are the contacts the relay said were deleted (410

@@ -48,9 +48,9 @@ import {
 // key package's reference, which a welcome names its new members by.
 import { decryptSenderData } from './vendor/ts-mls@1.6.4/dist/src/privateMessage.js';
 import { makeKeyPackageRef } from './vendor/ts-mls@1.6.4/dist/src/keyPackage.js';
-import { LAST_RESORT, decode, decodeKeyPackage, hex, joinBytes, splitSecret } from './mlswire.js';
+import { LAST_RESORT, carryEpochs, decode, decodeKeyPackage, hex, joinBytes, knownCheck, splitSecret } from './mlswire.js';
 
-export { isLastResort, keyPackageMember, readHeader } from './mlswire.js';
+export { isLastResort, keyPackageMember, readHeader, knownCheck } from './mlswire.js';
 
 /** @typedef {import('./vendor/ts-mls@1.6.4/dist/src/index.js').ClientState} Group */
 /** @typedef {import('./vendor/ts-mls@1.6.4/dist/src/index.js').ClientConfig} ClientConfig */
@@ -105,21 +105,28 @@ function capabilities() {
  * @typedef {(identity: Uint8Array, signaturePublicKey: Uint8Array) => Promise<boolean>} Validate
  */
 
+// checks: each config's Validate, which receive makes a config anew with.
+const checks = new WeakMap();
+
 /**
  * @param {Validate} validate
+ * @param {any[]} [tree] members already in it pass as they are (knownCheck)
  * @returns {ClientConfig}
  */
-function config(validate) {
+function config(validate, tree = []) {
   if (typeof validate !== 'function') throw new TypeError('mls: a group needs a credential check');
-  return {
+  const check = knownCheck(tree, validate);
+  const cfg = {
     keyRetentionConfig: RETENTION,
     lifetimeConfig: defaultLifetimeConfig,
     keyPackageEqualityConfig: defaultKeyPackageEqualityConfig,
     paddingConfig: NO_PADDING,
     authService: {
-      validateCredential: async (credential, key) => credential.credentialType === 'basic' && validate(credential.identity, key),
+      validateCredential: async (credential, key) => credential.credentialType === 'basic' && check(credential.identity, key),
     },
   };
+  checks.set(cfg, validate);
+  return cfg;
 }
 
 /** acceptAll is the Validate that trusts every member, for tests. */
@@ -342,9 +349,10 @@ export async function exportGroupInfo(group) {
  * @param {Uint8Array} info
  * @param {boolean} resync
  * @param {Validate} validate
+ * @param {Group} [from] this device's state the GroupInfo was made from, whose epochs' keys the new state keeps (carryEpochs)
  * @returns {Promise<{group: Group, commit: Uint8Array, groupId: Uint8Array, epoch: bigint}>}
  */
-export async function joinExternal(device, info, resync, validate) {
+export async function joinExternal(device, info, resync, validate, from) {
   const m = decode(info);
   if (m.wireformat !== 'mls_group_info') throw new Error('mls: not a GroupInfo');
   const [bundle] = await makeKeyPackages(device, 1);
@@ -352,7 +360,7 @@ export async function joinExternal(device, info, resync, validate) {
   const r = await joinGroupExternal(m.groupInfo, decodeKeyPackage(bundle.keyPackage),
     { initPrivateKey, hpkePrivateKey, signaturePrivateKey: device.signaturePrivateKey }, resync, await impl(), undefined, config(validate));
   return {
-    group: r.newState,
+    group: from ? carryEpochs(from, r.newState) : r.newState,
     commit: encodeMlsMessage({ version: 'mls10', wireformat: 'mls_public_message', publicMessage: r.publicMessage }),
     groupId: m.groupInfo.groupContext.groupId,
     epoch: m.groupInfo.groupContext.epoch,
@@ -390,6 +398,9 @@ export async function encrypt(group, plaintext, authenticatedData = new Uint8Arr
  */
 export async function receive(group, message) {
   const m = decode(message);
+  // Only the members the message brings are checked: those of the tree
+  // before it pass as they are (knownCheck).
+  group = { ...group, clientConfig: config(checks.get(group.clientConfig), group.ratchetTree) };
   if (m.wireformat === 'mls_public_message') {
     // A commit sent in the clear: an external join.
     const c = m.publicMessage.content;

@@ -258,7 +258,10 @@ export async function rejoin(chat, gid, behind) {
   let joined;
   try {
     const info = await c.openGroupInfo(await infoKey(chat), gid, got.epoch, c.b64decode(got.info));
-    joined = await m.joinExternal(await device(), info, !!old, checkMember);
+    // The members this device's own state holds pass as they are: their
+    // leaves may carry a certificate of a key replaced since (knownCheck).
+    const check = old && old.state ? m.knownCheck(m.loadGroup(old.state, checkMember).ratchetTree, checkMember) : checkMember;
+    joined = await m.joinExternal(await device(), info, !!old, check);
   } catch (e) {
     console.warn('mlsgroups: a GroupInfo to rejoin from did not open', e instanceof Error ? e.name : '');
     return 'none';

@@ -90,11 +90,17 @@ export function parseIdentity(bytes) {
 
 /**
  * checkMember says whether a member's credential identity and signature
- * key are a device certified by its account's key: the key held here for
- * this account, the directory's for another (recorded as a contact's key
- * is, so that a changed key warns in the chat). Anything else is refused.
- * It throws (code 'network') when the directory cannot be reached and no
- * key of the account is held yet: nothing can be said then.
+ * key are a device certified by its account's key (docs/crypto.md, "Who
+ * is checked"): the key held here for this account, the directory's for
+ * another (recorded as a contact's key is, so that a changed key warns
+ * in the chat). A key that does not certify it is asked again past the
+ * relay's memory before the member is refused: that answer may be older
+ * than a key replacement. It throws (code 'network') when nothing can be
+ * said yet, and the caller reads what it was reading again later: the
+ * directory cannot be reached and no key held certifies the member, or
+ * the directory serves this account a key that this device does not
+ * hold yet and that certifies the member (the link envelope that brings
+ * it is on its way).
  * @param {Uint8Array} identity
  * @param {Uint8Array} signaturePublicKey
  * @returns {Promise<boolean>}
@@ -102,29 +108,39 @@ export function parseIdentity(bytes) {
 export async function checkMember(identity, signaturePublicKey) {
   const id = parseIdentity(identity);
   if (!id || !(signaturePublicKey instanceof Uint8Array)) return false;
-  const pub = await accountKey(id.username);
-  if (!pub) return false;
-  return c.checkDeviceCertificate(pub, id.username, id.deviceId, signaturePublicKey, id.certificate);
+  /** @param {Uint8Array | null | undefined} pub */
+  const certifies = async (pub) => !!pub && c.checkDeviceCertificate(pub, id.username, id.deviceId, signaturePublicKey, id.certificate);
+  const me = account.current();
+  if (me && me.username === id.username) {
+    if (await certifies(me.publicKey)) return true;
+    let served;
+    try {
+      served = c.b64decode((await api.lookup(id.username, true)).publicKey);
+    } catch (e) {
+      if (api.transient(e)) throw e;
+      return false;
+    }
+    if (c.hex(served) !== c.hex(me.publicKey) && (await certifies(served))) throw notYet();
+    return false;
+  }
+  let fetched;
+  try {
+    fetched = (await contacts.refreshKey(id.username)).publicKey;
+  } catch (e) {
+    // A deleted or unknown account certifies no one.
+    if (!api.transient(e)) return false;
+    // Offline: a key recorded that certifies the member is enough; one
+    // that does not may be the key before a replacement.
+    const ch = await store.getChat(id.username);
+    if (ch && (await certifies(ch.publicKey))) return true;
+    throw e;
+  }
+  if (await certifies(fetched)) return true;
+  return certifies((await contacts.refreshKey(id.username, true)).publicKey);
 }
 
-async function accountKey(username) {
-  const me = account.current();
-  if (me && me.username === username) return me.publicKey;
-  let offline = null;
-  try {
-    await contacts.refreshKey(username);
-  } catch (e) {
-    // Offline, the key recorded is the one the chat uses; a deleted or
-    // unknown account has none.
-    if (!api.transient(e)) return null;
-    offline = e;
-  }
-  const ch = await store.getChat(username);
-  if (ch && ch.publicKey) return ch.publicKey;
-  // No key to check against yet: not a member refused, a check to make
-  // again (the caller fails, and what it read is read again later).
-  if (offline) throw offline;
-  return null;
+function notYet() {
+  return Object.assign(new Error('mlsidentity: certified by an account key this device does not hold yet'), { code: 'network' });
 }
 
 // ---- this device's identity and key packages ----

@@ -50,13 +50,13 @@ async function keepGroup(chat, linked) {
       // This device's certificate changed (the account key was replaced):
       // its leaf is replaced by one that carries the new one, by an
       // external commit from the group as it is (its own GroupInfo).
-      // The library checks every leaf of the tree it joins, this device's
-      // old one too, which is removed by the same commit: that one alone
-      // is taken as it is.
-      const self = await device();
-      const own = c.hex(self.signaturePublicKey);
-      const validate = async (identity, key) => c.hex(key) === own || checkMember(identity, key);
-      const j = await m.joinExternal(self, await m.exportGroupInfo(group), true, validate);
+      // The library checks every leaf of the tree it joins: each is in
+      // the group already and passes as it is (knownCheck), this device's
+      // old one and those of its account's other devices, which carry the
+      // old certificate until they replace their own leaves. The new
+      // state keeps the keys of the epochs before it: a message sealed
+      // in one of them that this device has not read yet still opens.
+      const j = await m.joinExternal(await device(), await m.exportGroupInfo(group), true, m.knownCheck(group.ratchetTree, checkMember), group);
       await commitChange(rec, { group: j.group, commit: j.commit, welcome: null });
       return true; // the rest, if any, at the next look
     }

@@ -1,10 +1,13 @@
 // mlswire.js: what MLS bytes say of themselves without any key, through
 // the vendored ts-mls (ADR 0098): a whole MLSMessage decoded strictly, a
 // message's header, who a key package says it is, and how a key
-// package's secret is kept. Part of the door
+// package's secret is kept; and two rules of what a group's state holds:
+// the members already in its tree (knownCheck) and the past epochs a
+// device's own external commit keeps (carryEpochs). Part of the door
 // that mls.js is: only mls.js imports it, and re-exports what others use.
 
 import { decodeMlsMessage } from './vendor/ts-mls@1.6.4/dist/src/index.js';
+import { addHistoricalReceiverData } from './vendor/ts-mls@1.6.4/dist/src/clientState.js';
 
 /** @typedef {import('./vendor/ts-mls@1.6.4/dist/src/index.js').KeyPackage} LibKeyPackage */
 /** @typedef {import('./vendor/ts-mls@1.6.4/dist/src/index.js').MLSMessage} LibMessage */
@@ -100,4 +103,37 @@ export function splitSecret(secret) {
   const n = secret[0];
   if (secret.length < 2 + n || secret.length !== 2 + n + secret[1 + n]) throw new Error('mls: not a key package secret');
   return { initPrivateKey: secret.slice(1, 1 + n), hpkePrivateKey: secret.slice(2 + n) };
+}
+
+/**
+ * knownCheck is validate for members not in tree: a leaf of tree with the
+ * same credential identity and signature key passes as it is. The group
+ * holds that leaf already; a commit that carries it again (an update of
+ * its leaf) brings no one new, so only the members a message brings are
+ * checked (docs/crypto.md, "Who is checked").
+ * @param {any[]} tree the group's ratchet tree before the message
+ * @param {(identity: Uint8Array, key: Uint8Array) => Promise<boolean>} validate
+ * @returns {(identity: Uint8Array, key: Uint8Array) => Promise<boolean>}
+ */
+export function knownCheck(tree, validate) {
+  const known = new Set();
+  for (let i = 0; i < tree.length; i += 2) {
+    const n = tree[i];
+    if (n && n.nodeType === 'leaf' && n.leaf.credential.credentialType === 'basic') known.add(hex(n.leaf.credential.identity) + '/' + hex(n.leaf.signaturePublicKey));
+  }
+  return async (identity, key) => known.has(hex(identity) + '/' + hex(key)) || validate(identity, key);
+}
+
+/**
+ * carryEpochs is next, the state a device's external commit from its own
+ * state from made (a new certificate for its leaf), with the keys of from's
+ * current and past epochs (as many as a commit keeps): a message sealed
+ * in one of them before the commit, and read after it, still opens.
+ * @template T
+ * @param {any} from
+ * @param {T} next
+ * @returns {T}
+ */
+export function carryEpochs(from, next) {
+  return { ...next, historicalReceiverData: addHistoricalReceiverData(from)[0] };
 }
