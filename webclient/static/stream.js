@@ -106,10 +106,16 @@ function alive() {
   }, SILENCE_LIMIT);
 }
 
+// streamDevice is the device whose stream is opened: the lock's while
+// locked, this profile's otherwise.
+function streamDevice() {
+  return locked ? locked.device : account.currentDevice()?.id;
+}
+
 export function openStream() {
   if (draining) return; // openAfter opens it once the drain is done
   stopStream();
-  const device = locked ? locked.device : account.currentDevice()?.id;
+  const device = streamDevice();
   if (!device) return;
   setConn(connState === 'open' ? 'connecting' : connState);
   const src = new EventSource('/api/events?device=' + encodeURIComponent(device));
@@ -194,7 +200,7 @@ export function reconnect(delay) {
 async function diagnose() {
   try {
     const list = await api.devices();
-    const device = locked ? locked.device : account.currentDevice()?.id;
+    const device = streamDevice();
     if (!list.some((d) => d.id === device)) {
       stopStream();
       setConn('revoked');
