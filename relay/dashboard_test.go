@@ -1,7 +1,6 @@
 package relay_test
 
 import (
-	"context"
 	"encoding/json"
 	"maps"
 	"os"
@@ -220,14 +219,7 @@ func exported(text string) (samples, families, labels map[string]bool) {
 func TestDashboardUsesExportedMetrics(t *testing.T) {
 	d := readDashboard(t)
 	s := newTestServer(t)
-	alice := s.register(t, "alice", 2)
-	s.register(t, "bob", 1)
-	s.send(t, alice.device(0), "bob", "x")
-	_, err := alice.device(0).Send(context.Background(), s.newID(), "nobody", []byte("x"))
-	wantCode(t, err, "unknown_recipient")
-	if err := alice.device(1).Ack(context.Background(), 1); err != nil {
-		t.Fatal(err)
-	}
+	exercise(t, s)
 	samples, families, labels := exported(s.scrape(t))
 	labels["instance"], labels["job"] = true, true
 

@@ -65,14 +65,7 @@ func TestHealthReadyAndMetrics(t *testing.T) {
 // for GET /api/events from the start.
 func TestRequestLatencyByRoute(t *testing.T) {
 	s := newTestServer(t)
-	alice := s.register(t, "alice", 2)
-	s.register(t, "bob", 1)
-	s.send(t, alice.device(0), "bob", "x")
-	_, err := alice.device(0).Send(context.Background(), s.newID(), "nobody", []byte("x"))
-	wantCode(t, err, "unknown_recipient")
-	if err := alice.device(1).Ack(context.Background(), 1); err != nil {
-		t.Fatal(err)
-	}
+	alice := exercise(t, s)
 	text := s.scrape(t)
 	for _, want := range []string{
 		`relay_http_request_duration_seconds_count{route="POST /api/accounts"} 2`,
@@ -200,4 +193,21 @@ func TestDatabaseAwayIs503(t *testing.T) {
 			}
 		})
 	}
+}
+
+// exercise registers alice (two devices) and bob, sends bob a message, is
+// refused one to an unknown name, and ACKs on alice's second device: so
+// that the series counted only once something happened exist. It returns
+// alice.
+func exercise(t *testing.T, s *testServer) *user {
+	t.Helper()
+	alice := s.register(t, "alice", 2)
+	s.register(t, "bob", 1)
+	s.send(t, alice.device(0), "bob", "x")
+	_, err := alice.device(0).Send(context.Background(), s.newID(), "nobody", []byte("x"))
+	wantCode(t, err, "unknown_recipient")
+	if err := alice.device(1).Ack(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	return alice
 }
