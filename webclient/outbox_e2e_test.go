@@ -222,14 +222,18 @@ type postSeen struct {
 	Status    int    `json:"status"`
 }
 
-// answeredPosts is the requests of posts that the relay answered. The
+// answeredPosts is the requests of messages that the relay answered. The
 // page may retry before the test lets requests through: those fail on
-// the way out, unanswered, and must carry the id kept, keptID.
+// the way out, unanswered, and must carry the id kept, keptID. Envelopes
+// of no stored message are left out: an MLS commit, such as the daily
+// update of the device's leaf, which a clock set back across midnight
+// brings.
 func answeredPosts(t *testing.T, posts []postSeen, keptID string) []postSeen {
 	t.Helper()
 	var answered []postSeen
 	for _, p := range posts {
 		switch {
+		case !p.HasRecord && p.ID != keptID:
 		case p.Status != 0:
 			answered = append(answered, p)
 		case p.ID != keptID:
