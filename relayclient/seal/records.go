@@ -37,6 +37,9 @@ const (
 	// TypeTimer sets how long the chat's messages sent after it last
 	// (Seconds, 0 for ever).
 	TypeTimer = "timer"
+	// TypeBlock says, from an account to its own devices, that a contact
+	// (Chat) is blocked (On) or not, from At, in Unix milliseconds.
+	TypeBlock = "block"
 	// TypeUnknown is the Type of a record of a type this client does not
 	// know; its Name is the type the record gives.
 	TypeUnknown = "unknown"
@@ -62,6 +65,9 @@ const (
 	// MaxTimer is the longest a disappearing message may last, in
 	// seconds: a year. The web client offers 5 minutes to 4 weeks.
 	MaxTimer = 31536000
+	// MaxBlockName is the longest username a block record names, in
+	// UTF-16 code units.
+	MaxBlockName = 64
 )
 
 // File kinds: how a file of a files record is shown.
@@ -104,6 +110,7 @@ type File struct {
 //	          At (when HasAt)
 //	leave:    nothing
 //	timer:    Seconds
+//	block:    Chat, On, At
 //	unknown:  Name
 //
 // Its author, id and chat are not in it: they come from the envelope. A
@@ -160,8 +167,8 @@ const NotARecord = "not a record"
 
 // RecordError says which field made a record invalid, with the reason
 // records.js gives: [NotARecord], "text", "replyTo", "files", "expires",
-// "target", "emoji", "on", "status", "ids", "chat or upTo", "base" or
-// "seconds". It never holds a value:
+// "target", "emoji", "on", "status", "ids", "chat or upTo", "base",
+// "seconds", "chat" or "at". It never holds a value:
 // that is the content of a message.
 type RecordError struct {
 	Field string
@@ -185,11 +192,18 @@ func isID(s string) bool { return idPattern.MatchString(s) }
 // isText reports whether s has 1 to MaxText UTF-16 code units, counted as
 // JavaScript's length counts them.
 func isText(s string) bool {
+	n := utf16Len(s)
+	return n >= 1 && n <= MaxText
+}
+
+// utf16Len is the length of s as JavaScript counts it, in UTF-16 code
+// units.
+func utf16Len(s string) int {
 	n := 0
 	for _, r := range s {
 		n += utf16.RuneLen(r) // range gives valid runes only
 	}
-	return n >= 1 && n <= MaxText
+	return n
 }
 
 // isEmoji reports whether s has 1 to MaxEmojiBytes bytes and no C0 or C1
@@ -342,6 +356,21 @@ func ParseRecord(b []byte) (Record, error) {
 			return bad("seconds")
 		}
 		r.Seconds = n
+	case TypeBlock:
+		if r.Chat, ok = str("chat"); !ok || utf16Len(r.Chat) < 1 || utf16Len(r.Chat) > MaxBlockName {
+			return bad("chat")
+		}
+		switch m["on"].kind {
+		case jsonTrue:
+			r.On = true
+		case jsonFalse:
+		default:
+			return bad("on")
+		}
+		if r.At, ok = safeInteger(m["at"]); !ok {
+			return bad("at")
+		}
+		r.HasAt = true
 	default:
 		return Record{Type: TypeUnknown, Name: r.Type}, ErrUnknownType
 	}

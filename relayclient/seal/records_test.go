@@ -179,6 +179,13 @@ func normal(r Record) json.RawMessage {
 			Type    string `json:"type"`
 			Seconds int64  `json:"seconds"`
 		}{r.Type, r.Seconds}
+	case TypeBlock:
+		v = struct {
+			Type string `json:"type"`
+			Chat string `json:"chat"`
+			On   bool   `json:"on"`
+			At   int64  `json:"at"`
+		}{r.Type, r.Chat, r.On, r.At}
 	case TypeUnknown:
 		v = struct {
 			Type string `json:"type"`
@@ -324,6 +331,8 @@ func generateRecords(t testing.TB, ab, aa []byte) recordVectors {
 		{"a base at the start of the chat: sort 0, an empty id", readRec(`,"base":{"sort":0,"id":""}`), read(&ReadBase{0, ""})},
 		{"a base's id need not be an id; names it does not use are ignored", readRec(`,"base":{"id":"x","sort":1e3,"extra":[1]}`), read(&ReadBase{1000, "x"})},
 		{"a name given twice in base: the last counts", readRec(`,"base":{"sort":-1,"id":"` + id3 + `","sort":7}`), read(&ReadBase{7, id3})},
+		{"a contact blocked", `{"type":"block","chat":"bob","on":true,"at":1767225600123}`, Record{Type: TypeBlock, Chat: "bob", On: true, At: 1767225600123, HasAt: true}},
+		{"a contact unblocked, at 0, a name of 64 UTF-16 code units", `{"type":"block","chat":"` + strings.Repeat("😀", 32) + `","on":false,"at":0,"extra":1}`, Record{Type: TypeBlock, Chat: strings.Repeat("😀", 32), HasAt: true}},
 		{"a type this client does not know", `{"type":"poll","question":"Lunch?"}`, Record{Type: TypeUnknown, Name: "poll"}},
 		{"types are case-sensitive", `{"type":"Text","text":"hi"}`, Record{Type: TypeUnknown, Name: "Text"}},
 		{"names a type does not use are ignored", `{"type":"delete","target":"` + id1 + `","text":5,"extra":{"nested":[1,{"a":null}]},"on":"x"}`, Record{Type: TypeDelete, Target: id1}},
@@ -401,6 +410,15 @@ func generateRecords(t testing.TB, ab, aa []byte) recordVectors {
 		{"an expires of 1.5", `{"type":"text","text":"hi","expires":1.5}`, "expires"},
 		{"an expires as a string", `{"type":"text","text":"hi","expires":"300"}`, "expires"},
 		{"a files record's negative expires", filesRec(`"expires":-300,`, fileJSON), "expires"},
+		{"a block without chat", `{"type":"block","on":true,"at":1}`, "chat"},
+		{"a block of an empty chat", `{"type":"block","chat":"","on":true,"at":1}`, "chat"},
+		{"a block of a name of 65 UTF-16 code units", `{"type":"block","chat":"` + strings.Repeat("😀", 32) + `x","on":true,"at":1}`, "chat"},
+		{"a block whose chat is a number", `{"type":"block","chat":5,"on":true,"at":1}`, "chat"},
+		{"a block whose on is a string", `{"type":"block","chat":"bob","on":"true","at":1}`, "on"},
+		{"a block without on", `{"type":"block","chat":"bob","at":1}`, "on"},
+		{"a block without at", `{"type":"block","chat":"bob","on":true}`, "at"},
+		{"a block at a negative time", `{"type":"block","chat":"bob","on":true,"at":-1}`, "at"},
+		{"a block at 1.5", `{"type":"block","chat":"bob","on":true,"at":1.5}`, "at"},
 		{"a timer without seconds", `{"type":"timer"}`, "seconds"},
 		{"a timer of null seconds", `{"type":"timer","seconds":null}`, "seconds"},
 		{"a timer of negative seconds", `{"type":"timer","seconds":-1}`, "seconds"},
@@ -586,6 +604,9 @@ func TestRecordBuilders(t *testing.T) {
 		{"reaction", build(ReactionRecord(id, "👍", false)), `{"type":"reaction","target":"` + id + `","emoji":"👍","on":false}`, ""},
 		{"receipt", build(ReceiptRecord(StatusDelivered, []string{id})), `{"type":"receipt","status":"delivered","ids":["` + id + `"]}`, ""},
 		{"timer", build(TimerRecord(300)), `{"type":"timer","seconds":300}`, ""},
+		{"block", build(BlockRecord("bob", true, 1767225600123)), `{"type":"block","chat":"bob","on":true,"at":1767225600123}`, ""},
+		{"unblock", build(BlockRecord("bob", false, 5)), `{"type":"block","chat":"bob","on":false,"at":5}`, ""},
+		{"block of no one", build(BlockRecord("", true, 5)), "", "chat"},
 		{"timer off", build(TimerRecord(0)), `{"type":"timer","seconds":0}`, ""},
 		{"timer past a year", build(TimerRecord(MaxTimer + 1)), "", "seconds"},
 		{"empty text", build(TextRecord("", "")), "", "text"},
@@ -638,7 +659,7 @@ func TestReadRecordJSON(t *testing.T) {
 }
 
 // recordReasons are the reasons records.js gives.
-var recordReasons = map[string]bool{NotARecord: true, "text": true, "replyTo": true, "target": true, "emoji": true, "on": true, "status": true, "ids": true, "chat or upTo": true, "base": true, "files": true, "expires": true, "seconds": true}
+var recordReasons = map[string]bool{NotARecord: true, "text": true, "replyTo": true, "target": true, "emoji": true, "on": true, "status": true, "ids": true, "chat or upTo": true, "base": true, "files": true, "expires": true, "seconds": true, "chat": true, "at": true}
 
 // FuzzParseRecord: no input crashes the parser, every refusal is one of
 // its errors, every record it returns is written and read back the same,

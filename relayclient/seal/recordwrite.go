@@ -68,6 +68,10 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		}
 	case TypeTimer:
 		w.field("seconds", r.Seconds)
+	case TypeBlock:
+		w.field("chat", r.Chat)
+		w.field("on", r.On)
+		w.field("at", r.At)
 	}
 	return w.end(), nil
 }
@@ -143,6 +147,12 @@ func ReactionRecord(target, emoji string, on bool) ([]byte, error) {
 // seconds: 0 for ever, at most [MaxTimer].
 func TimerRecord(seconds int64) ([]byte, error) {
 	return build(Record{Type: TypeTimer, Seconds: seconds})
+}
+
+// BlockRecord tells the account's own devices that the contact username
+// is blocked (on) or not, from at, in Unix milliseconds.
+func BlockRecord(username string, on bool, at int64) ([]byte, error) {
+	return build(Record{Type: TypeBlock, Chat: username, On: on, At: at})
 }
 
 // ReceiptRecord says that the messages ids were delivered to or read by

@@ -16,11 +16,14 @@ export const MAX_DEPTH = 32;
 
 // The types this client knows. A record of any other type is kept as it
 // is and read again by a newer client.
-export const KNOWN = ['text', 'files', 'edit', 'delete', 'reaction', 'receipt', 'read', 'leave', 'timer'];
+export const KNOWN = ['text', 'files', 'edit', 'delete', 'reaction', 'receipt', 'read', 'leave', 'timer', 'block'];
 
 // MAX_TIMER is the longest a disappearing message may last, in seconds: a
 // year (the screens offer up to 4 weeks, expiry.js).
 export const MAX_TIMER = 31536000;
+
+// MAX_BLOCK_NAME is the longest username a block record names.
+export const MAX_BLOCK_NAME = 64;
 
 // The limits of a files record (docs/crypto.md, "Records"): files in one
 // message, characters of a file name and of a type, characters of a
@@ -192,6 +195,13 @@ export function parseRecord(r) {
     case 'leave':
       // Its sender asks a group chat's members to remove its account.
       return { type: 'leave' };
+    case 'block':
+      // From this account to its own devices: a contact blocked or not,
+      // from at (docs/crypto.md).
+      if (typeof r.chat !== 'string' || r.chat.length < 1 || r.chat.length > MAX_BLOCK_NAME) return invalid('chat');
+      if (typeof r.on !== 'boolean') return invalid('on');
+      if (!isCount(r.at, 0, Number.MAX_SAFE_INTEGER)) return invalid('at');
+      return { type: 'block', chat: r.chat, on: r.on, at: r.at };
     default:
       return { type: 'unknown', name: r.type };
   }
@@ -290,7 +300,8 @@ export function reactionsOf(m) {
 // by a newer one; or a record that does not parse, counted and dropped
 // (docs/crypto.md, "Records"). base is the envelope's row as the inbox
 // makes it ({id, chat, from, dir, sort, …}); self says the envelope is
-// from this account to itself (a read position is taken only then).
+// from this account to itself (a read position and a block are taken
+// only then).
 export function interpret(record, base, self) {
   const r = parseRecord(record);
   switch (r.type) {
@@ -315,6 +326,9 @@ export function interpret(record, base, self) {
       return { kind: 'record', rec: r, key: { sort: base.sort, id: base.id }, author: base.from, chat: base.chat };
     case 'leave':
       return base.chat.startsWith('g:') ? { kind: 'leave', chat: base.chat, from: base.from } : { kind: 'skip' };
+    case 'block':
+      // Taken only from this account to itself, and only for a person.
+      return self && !r.chat.startsWith('g:') ? { kind: 'block', chat: r.chat, on: r.on, at: r.at } : { kind: 'skip' };
     case 'unknown':
       return { kind: 'message', msg: { ...base, text: null, unknown: true, record: JSON.stringify(record) } };
     default:
