@@ -113,6 +113,8 @@ export const send = (id, to, body) => call('POST', '/api/messages', { id, to, bo
 // sendReceipt posts a receipt: the relay counts it in a rate-limit bucket
 // of its own (docs/protocol.md, "Rate limit").
 export const sendReceipt = (id, to, body) => call('POST', '/api/messages', { id, to, body, kind: 'receipt' });
+// A report to the operator (docs/protocol.md, "Reports").
+export const report = (r) => call('POST', '/api/reports', r);
 // ack confirms everything up to upTo. keepalive lets it outlive the page,
 // for the ACK sent as the page is hidden or closed (ADR 0074).
 export const ack = (upTo, epoch, keepalive = false) =>

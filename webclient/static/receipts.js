@@ -14,6 +14,7 @@ import * as account from './account.js';
 import { isOwner, onRemote, post, subscribe } from './election.js';
 import { ulid } from './ulid.js';
 import { MAX_IDS } from './records.js';
+import { isBlocked } from './block.js';
 import * as mlschat from './mlschat.js';
 
 // WINDOW gathers the receipts of a burst of messages into one.
@@ -92,6 +93,11 @@ async function sendOne(key, status, ids) {
   const me = account.me();
   const id = ulid();
   const [chat, author] = key.split(' ');
+  // A blocked contact is sent none: it would learn that this account reads.
+  if (await isBlocked(author || chat)) {
+    await store.receiptsSent(key, status, ids);
+    return 0;
+  }
   try {
     const record = JSON.stringify({ type: 'receipt', status, ids });
     let body = await mlschat.sealNow(chat, id, record);

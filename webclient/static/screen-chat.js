@@ -12,6 +12,7 @@ import { bodyText, shownMessages, markQueued, chatRows } from './screen-messages
 import { splitView, chatListData, renderListPane, avatar } from './screen-chats.js';
 import { groupPanel } from './screen-group.js';
 import { timerSection } from './screen-timer.js';
+import { blockSection } from './screen-report.js';
 import { timerOf } from './expiry.js';
 import * as groupchat from './groupchat.js';
 import { composerParts, composeMode, lastOwnOf, renderComposer } from './screen-composer.js';
@@ -218,12 +219,17 @@ function infoPanel(username, ch) {
       el('p', { class: 'info-name' }, username),
       el('h4', {}, 'Safety code'), code, changed,
       el('p', { class: 'muted' }, 'Compare these digits with ', username, ' in person or on a call. If both of you see the same digits, nobody is in the middle.'),
-      state, btn, timerSection(username, seconds, true)].filter(Boolean));
+      state, btn, timerSection(username, seconds, true), blockSection(username, blockedIn(ch))].filter(Boolean));
   }
   if (hadFocus) {
     const again = document.getElementById(hadFocus);
     if (again) again.focus();
   }
+}
+
+// blockedIn says whether a one-to-one chat's contact is blocked.
+function blockedIn(ch) {
+  return !!(ch && ch.block && ch.block.on);
 }
 
 // toggleInfo opens or closes the chat-info panel. It opens with focus on
@@ -269,7 +275,7 @@ document.addEventListener('keydown', (e) => {
 
 // infoSig is what the info panel shows, to draw it again when it changes.
 function infoSig(ch, group) {
-  return JSON.stringify([ch && ch.verified, !!(ch && ch.publicKey), !!(ch && ch.keyChanged), group]);
+  return JSON.stringify([ch && ch.verified, !!(ch && ch.publicKey), !!(ch && ch.keyChanged), group, blockedIn(ch)]);
 }
 
 // renderChatHead shows the verified mark beside the chat's name: not for a
@@ -353,6 +359,7 @@ function updateChat({ username, ch, msgs, shown, rows, warning, me, group }) {
   watchChat(msgs, ch);
   ui.chat.group = group;
   ui.chat.removed = group ? (group.removed ? 'removed' : group.leaving ? 'left' : null) : null;
+  ui.chat.blocked = blockedIn(ch);
   if (group) ui.chat.title.textContent = group.name;
   // The timer's choice follows the chat's, unless it is being changed.
   ui.chat.timer = timerOf(ch);
@@ -435,7 +442,7 @@ function buildChat(pane, { username, ch, msgs, shown, rows, warning, me, group }
   pane.replaceChildren(section);
   if (ui.chat) ui.chat.seen.stop();
   const seen = watchSeen(list, (ids) => sync.markSeen(username, ids));
-  ui.chat = { username, list, seen, warning: warningSlot, text, sendBtn, att, note, info, infoBtn, badge, jump, modeBar, title, group, removed: group ? (group.removed ? 'removed' : group.leaving ? 'left' : null) : null, mode: null, lastOwn: lastOwnOf(shown, me), sending: false, code: null, infoSig: infoSig(ch, group), timer: timerOf(ch) };
+  ui.chat = { username, list, seen, warning: warningSlot, text, sendBtn, att, note, info, infoBtn, badge, jump, modeBar, title, group, removed: group ? (group.removed ? 'removed' : group.leaving ? 'left' : null) : null, mode: null, lastOwn: lastOwnOf(shown, me), sending: false, code: null, infoSig: infoSig(ch, group), timer: timerOf(ch), blocked: blockedIn(ch) };
   placeMsgStop(list);
   keepPlaceOnResize(list);
   infoPanel(username, ch);

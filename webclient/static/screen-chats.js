@@ -101,7 +101,8 @@ function chatItem(c, unsent) {
   // In a group chat, who wrote the last message.
   const who = c.lastOut ? 'You: ' : isGroup(c.username) && c.lastFrom ? `${c.lastFrom}: ` : '';
   const marker = unsent === 'failed' ? el('span', { class: 'marker failed-marker' }, 'Not sent')
-    : unsent === 'pending' ? el('span', { class: 'marker pending-marker' }, 'Waiting to send') : null;
+    : unsent === 'pending' ? el('span', { class: 'marker pending-marker' }, 'Waiting to send')
+      : c.block && c.block.on ? el('span', { class: 'marker blocked-marker' }, 'Blocked') : null;
   return el('li', { class: 'chat-item' + (c.unread ? ' has-unread' : ''), 'data-user': c.username },
     el('a', { href: '#/chat/' + c.username, class: 'chat-link', tabindex: '-1', 'aria-current': c.username === ui.openChat ? 'true' : null },
       avatar(name),
@@ -194,7 +195,7 @@ export function renderListPane(d, { chats, unsent }) {
   const focusedUser = focused ? focused.dataset.user : null;
   placeRows(d.list, chats.map((c) => ({
     key: c.username,
-    sig: JSON.stringify([c.lastTs, c.preview, c.lastOut, c.lastFrom, c.title, c.unread, c.mentions, c.timer && c.timer.seconds, unsent[c.username], c.username === ui.openChat, today]),
+    sig: JSON.stringify([c.lastTs, c.preview, c.lastOut, c.lastFrom, c.title, c.unread, c.mentions, c.timer && c.timer.seconds, unsent[c.username], c.username === ui.openChat, today, !!(c.block && c.block.on)]),
     make: () => chatItem(c, unsent[c.username]),
   })));
   placeChatStop(d.list);

@@ -15,7 +15,8 @@ export function renderComposer() {
   if (!ui.chat || !view.contains(ui.chat.text)) return;
   const gone = sync.isDeleted(ui.chat.username);
   const removed = !!ui.chat.removed;
-  const off = revoked() || gone || removed;
+  const blocked = !!ui.chat.blocked;
+  const off = revoked() || gone || removed || blocked;
   ui.chat.text.disabled = off;
   ui.chat.sendBtn.disabled = off;
   if (ui.chat.att) {
@@ -26,7 +27,8 @@ export function renderComposer() {
   ui.chat.note.textContent = revoked() ? 'This browser was removed from your account, so it can no longer send or receive messages. To use it again, log out, then log in: it is added as a new device.'
     : gone ? `This account was deleted. ${ui.chat.username} can no longer receive messages; what you already have stays here.`
       : ui.chat.removed === 'left' ? 'You left this group, so you cannot send in it. What you already have stays here.'
-        : removed ? 'You are no longer a member of this group, so you cannot send in it. What you already have stays here.' : '';
+        : removed ? 'You are no longer a member of this group, so you cannot send in it. What you already have stays here.'
+          : blocked ? `You blocked ${ui.chat.username}, so you cannot send to them. To write again, unblock them in this chat's Safety code panel.` : '';
 }
 
 // watchLength says in slot when the composer cut what was pasted or typed

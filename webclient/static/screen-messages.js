@@ -11,6 +11,7 @@ import { el, ask } from './dom.js';
 import { ui, view, retryable, plural } from './ui.js';
 import { isGroup } from './groupmeta.js';
 import { timerLabel, timerShort } from './expiry.js';
+import { openReport } from './screen-report.js';
 
 // bodyText is what a bubble says. A message waiting to decrypt says what
 // it waits for; it opens by itself, so it offers nothing to press.
@@ -261,7 +262,7 @@ function showQuoted(id) {
 }
 
 // menuButton is the "Message actions" button of a bubble, with its menu:
-// react, reply, edit, delete, mark as unread. Esc closes it.
+// react, reply, edit, delete, mark as unread, report. Esc closes it.
 function menuButton(m, ctx) {
   const wrap = el('span', { class: 'msg-menu' });
   const btn = el('button', { type: 'button', class: 'msg-actions', 'aria-haspopup': 'true', 'aria-expanded': 'false', 'aria-label': 'Message actions' }, '⋯');
@@ -298,6 +299,7 @@ function menuButton(m, ctx) {
     }
     if (m.status !== 'pending') items.push(item('Delete for me', 'delete-me-btn', () => deleteMine(m)));
     if (m.dir === 'in' && !m.waiting) items.push(item('Mark as unread', 'mark-unread', () => markUnreadFrom(m)));
+    if (m.dir === 'in' && live && !m.event && m.from !== ctx.me) items.push(item('Report…', 'report-msg-btn', () => openReport(m.chat, m.from, m.id)));
     menu = el('span', { class: 'menu', role: 'group', 'aria-label': 'Message actions' }, ...items);
     menu.addEventListener('keydown', (e) => {
       if (e.key === 'Escape') {

@@ -16,6 +16,7 @@
 //   storefiles.js  attachments' bytes on this device
 //   storeimport.js a history brought from a backup or another device
 //   storeexpire.js a chat's timer, and disappearing messages erased
+//   storeblock.js  blocking a contact
 //   storelock.js   the app lock: turning it on and off, unlocking
 //   storesealed.js the rows as the app lock seals them
 
@@ -57,6 +58,8 @@ export { putFile, keepDownloaded, getFile, setFileFields } from './storefiles.js
 export { importHistory } from './storeimport.js';
 
 export { expireDue, nextExpiry } from './storeexpire.js';
+
+export { setBlock, blockSent } from './storeblock.js';
 
 // ---- the app lock (storelock.js) ----
 

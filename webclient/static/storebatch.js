@@ -8,6 +8,8 @@ import { startOnArrival, startRead, due, erase } from './expiry.js';
 import { applyTimer } from './storeexpire.js';
 import { tx, req, done, chatMessages, dropKeyPackages } from './storedb.js';
 import { queueReceipts, receiptKey, applyRecord, chatCache, addToChat, refreshPreview, dropFiles } from './storerows.js';
+import { holds, blockedRow, applyBlock } from './storeblock.js';
+import { isGroup } from './groupmeta.js';
 
 // countIgnored counts records not applied, within the meta transaction.
 async function countIgnored(meta, why, n) {
@@ -42,7 +44,10 @@ export async function storeBatch(results, cursor, notice, me, groups = { puts: [
   const ms = t.objectStore('messages');
   const cs = t.objectStore('chats');
   const meta = t.objectStore('meta');
-  const { chatOf, putChats } = chatCache(cs);
+  const { chatOf, putChats, peek } = chatCache(cs);
+  // blocked says whether the contact u is blocked for what it sent at ts
+  // (storeblock.js).
+  const blocked = async (u, ts) => u !== me && holds(((await peek(u)) || {}).block, ts);
   const delivered = new Map(); // receipt key -> {chat, author, ids} to send a delivery receipt for
   const ignored = { forged: 0, invalid: 0 };
   const forged = [];
@@ -54,6 +59,12 @@ export async function storeBatch(results, cursor, notice, me, groups = { puts: [
       if (await req(ms.get(m.id))) continue;
       const pub = m.pub;
       delete m.pub;
+      // From a blocked contact: never shown, counted or acknowledged.
+      if (m.dir === 'in' && !m.event && (await blocked(m.from, m.ts))) {
+        ms.put(blockedRow(m));
+        for (const f of m.files || []) if (f.id && f.digest) confirm.push(f.id);
+        continue;
+      }
       const ch = await chatOf(m.chat);
       // An own message whose time is up already (this device was away)
       // is kept as gone, never shown.
@@ -73,13 +84,19 @@ export async function storeBatch(results, cursor, notice, me, groups = { puts: [
         delivered.get(k).ids.push(m.id);
       }
     } else if (r.kind === 'record') {
+      if (await blocked(r.author, r.key.sort)) continue;
       const outcome = await applyRecord(ms, chatOf, r.rec, { key: r.key, author: r.author, chat: r.chat, me }, changed);
       if (outcome === 'forged') {
         ignored.forged++;
         forged.push(r.rec.type);
       }
     } else if (r.kind === 'timer') {
+      // A group's timer is the group's: every member applies it.
+      if (!isGroup(r.chat) && (await blocked(r.author, r.key.sort))) continue;
       await applyTimer(ms, chatOf, r, me, changed);
+    } else if (r.kind === 'block') {
+      if (r.chat === me) continue;
+      for (const c of await applyBlock(t, chatOf, r, confirm)) changed.add(c);
     } else if (r.kind === 'history') {
       // A history transfer's body (historyxfer.js): kept with the batch's
       // cursor, so that it is acted on even if the page closes now. A
@@ -169,13 +186,15 @@ async function replaceRows(results, me, still) {
   const ms = t.objectStore('messages');
   const cs = t.objectStore('chats');
   const meta = t.objectStore('meta');
-  const { chatOf, putChats } = chatCache(cs);
+  const { chatOf, putChats, peek } = chatCache(cs);
+  const blocked = async (u, ts) => u !== me && holds(((await peek(u)) || {}).block, ts);
   let forged = 0;
   for (const { id, msg, record } of results) {
     const old = await req(ms.get(id));
     if (!old || !still(old)) continue;
     changed.add(old.chat);
     ms.delete(id);
+    if (record && record.author && (await blocked(record.author, record.key.sort)) && (record.kind !== 'timer' || !isGroup(record.chat))) continue;
     if (record && record.kind === 'timer') {
       await applyTimer(ms, chatOf, record, me, changed);
       continue;
@@ -187,6 +206,10 @@ async function replaceRows(results, me, still) {
     if (!msg) continue;
     const pub = msg.pub;
     delete msg.pub;
+    if (msg.dir === 'in' && !msg.event && (await blocked(msg.from, msg.ts))) {
+      ms.put(blockedRow(msg));
+      continue;
+    }
     const now = Date.now();
     if (due(startOnArrival(msg), now)) {
       ms.put(erase(msg, now));

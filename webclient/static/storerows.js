@@ -118,6 +118,8 @@ export function chatCache(cs) {
       if (!chats.has(u)) chats.set(u, (await req(cs.get(u))) || newChat(u));
       return chats.get(u);
     },
+    // peek reads a chat without making one: null when there is none.
+    peek: async (u) => (chats.has(u) ? chats.get(u) : (await req(cs.get(u))) || null),
     putChats: () => {
       for (const ch of chats.values()) cs.put(ch);
     },

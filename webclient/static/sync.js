@@ -48,6 +48,8 @@ export { makeBackup, importBackup, hasRestoredKey } from './history.js';
 export { sendHistory, estimate as estimateHistory, since30, sendState as historySendState, dismissSent as dismissHistorySent, incoming as historyIncoming, asked as historyAsked, askAgain as askHistoryAgain, dismiss as dismissHistory, receiveProgress as historyProgress } from './historyxfer.js';
 export { checkMember } from './mlsidentity.js';
 export { whileLocked } from './heldstream.js';
+export { isBlocked, setBlocked } from './block.js';
+export { reportDraft, sendReport, REASONS as REPORT_REASONS, MAX_REPORT_MESSAGES, MAX_COMMENT } from './report.js';
 export { checkNow as checkGroupMembers } from './mlsmembers.js';
 export { start as watchDevices, stop as unwatchDevices, devices, known as knownDevices, POLL_MS as DEVICE_POLL_MS } from './devicewatch.js';
 
