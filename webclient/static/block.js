@@ -1,7 +1,8 @@
 // block.js: blocking a contact (ADR 0119). A block is this account's: the
 // device that blocks writes it at once and tells the account's other
 // devices with an encrypted block record to the account itself, which the
-// stream owner sends until the relay accepts it (as read records). Every
+// stream owner sends until the relay accepts it (as read records), and
+// again when a device joins the account's own group. Every
 // device then drops what the contact sends from the block on, without
 // showing it, notifying it or sending it a receipt (storeblock.js). The
 // contact is not told, and the relay does not learn it: it still queues
@@ -26,6 +27,8 @@ onRemote((ev) => {
 });
 subscribe((ev) => {
   if (ev.type === 'owner' || (ev.type === 'conn' && ev.state === 'open')) flushBlocks();
+  // A device linked since never had the records: they go again.
+  if (ev.type === 'ownDeviceAdded') store.blocksToTellAgain().then(flushBlocks, () => {});
 });
 
 // isBlocked reports whether this account blocks username now.

@@ -77,6 +77,9 @@ async function keepGroup(chat, linked) {
     const adds = back ? [...own, ...back.adds] : own;
     if (adds.length || stale.length) {
       const out = await commitChange(rec, await m.changeMembers(group, adds.map((k) => k.keyPackage), stale), back ? { checked: today() } : undefined);
+      // A device of this account joined the account's own group: what
+      // was told to the devices before it is told again (block.js).
+      if (out === 'done' && own.length && chat === account.me()) election.notify({ type: 'ownDeviceAdded' }, false);
       return out === 'stale' || own.length < missing.length || update;
     }
     if (update) {

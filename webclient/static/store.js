@@ -59,7 +59,7 @@ export { importHistory } from './storeimport.js';
 
 export { expireDue, nextExpiry } from './storeexpire.js';
 
-export { setBlock, blockSent } from './storeblock.js';
+export { setBlock, blockSent, blocksToTellAgain } from './storeblock.js';
 
 // ---- the app lock (storelock.js) ----
 

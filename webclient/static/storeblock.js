@@ -97,3 +97,17 @@ export async function blockSent(username, at) {
   }
   await done(t);
 }
+
+// blocksToTellAgain marks every block of this account not sent, so that
+// the stream owner sends each again: a device that joined the account
+// since never had them.
+export async function blocksToTellAgain() {
+  const t = await tx(['chats'], 'readwrite');
+  const cs = t.objectStore('chats');
+  for (const ch of await req(cs.getAll())) {
+    if (!ch.block || !ch.block.sent) continue;
+    ch.block = { ...ch.block, sent: false };
+    cs.put(ch);
+  }
+  await done(t);
+}
