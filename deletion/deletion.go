@@ -22,9 +22,11 @@ import (
 // the schema, any table that can name an account and is missing here.
 // attachments names its uploader's account, attachment_fetches the
 // devices an attachment waits for; attachment_parts holds the ciphertext,
-// whose bytes must leave the files with the row.
+// whose bytes must leave the files with the row. reports holds plain
+// text, the messages a person reported, which must leave the files when
+// the report goes (ADR 0118).
 var Tables = []string{"accounts", "sessions", "devices", "contacts", "queue", "sent", "held_names", "key_packages", "push_subscriptions",
-	"attachments", "attachment_fetches", "attachment_parts"}
+	"attachments", "attachment_fetches", "attachment_parts", "reports"}
 
 // Vacuum rewrites each of Tables with VACUUM FULL and then runs CHECKPOINT.
 // ANALYZE, in the same statement, rebuilds the planner's statistics from

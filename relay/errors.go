@@ -18,6 +18,7 @@ import (
 	"relay/keypackages"
 	"relay/mlsgroup"
 	"relay/queue"
+	"relay/reports"
 )
 
 // apiError is an error the client sees: an HTTP status, a stable code from
@@ -62,6 +63,8 @@ const (
 	codeBadAttachmentSize
 	codeBadFinish
 	codeBadPart
+	codeBadReport
+	codeSelfReport
 	codeClockSkew
 	codeDeviceRequired
 	codeBadAck
@@ -92,6 +95,7 @@ const (
 	codeCursorAhead
 	codeEpochChanged
 	codeIDConflict
+	codeReportConflict
 	codeStaleEpoch
 	codeEpochAhead
 	codeTooManyKeyPackages
@@ -141,6 +145,8 @@ var codes = [numCodes]struct {
 	codeBadAttachmentSize:    {"bad_attachment_size", http.StatusBadRequest, "an attachment is started with {\"size\": its length in bytes, an integer of 1 or more}"},
 	codeBadFinish:            {"bad_finish", http.StatusBadRequest, "an attachment is finished with no body, {\"to\": [usernames]} or {\"device\": the id of another device of your account}"},
 	codeBadPart:              {"bad_part", http.StatusBadRequest, "a part is given by its index, a plain decimal number from 0, and is partSize bytes long but for the last, which holds the rest"},
+	codeBadReport:            {"bad_report", http.StatusBadRequest, "the report is not of the shape POST /api/reports takes; see docs/protocol.md"},
+	codeSelfReport:           {"self_report", http.StatusBadRequest, "a report is about another account than your own: \"about\" names you"},
 	codeClockSkew:            {"clock_skew", http.StatusBadRequest, "the time in the envelope id is too far from the server's time; check the device clock"},
 	codeDeviceRequired:       {"device_required", http.StatusBadRequest, "this request speaks as a device: send its id in the X-Device header"},
 	codeBadAck:               {"bad_ack", http.StatusBadRequest, "upTo must be a seq this device was given"},
@@ -171,6 +177,7 @@ var codes = [numCodes]struct {
 	codeCursorAhead:          {"cursor_ahead", http.StatusConflict, "the cursor is beyond the last seq this relay has given this device"},
 	codeEpochChanged:         {"epoch_changed", http.StatusConflict, "the ACK names another history of this device's queue than the relay's (its database was restored or failed over); nothing was deleted: open the stream again and resynchronise"},
 	codeIDConflict:           {"id_conflict", http.StatusConflict, "this envelope id was already used for a different envelope; send it with a new id"},
+	codeReportConflict:       {"report_conflict", http.StatusConflict, "this report id was already used for a different report: send the new report with a new id"},
 	codeStaleEpoch:           {"stale_epoch", http.StatusConflict, "this commit's epoch is not the group's current epoch, given as currentEpoch: apply the commits of the group you have not applied yet and commit again"},
 	codeEpochAhead:           {"epoch_ahead", http.StatusConflict, "this GroupInfo's epoch is past the group's epoch on the relay, given as groupEpoch: store it once its commit is accepted"},
 	codeTooManyKeyPackages:   {"too_many_key_packages", http.StatusConflict, fmt.Sprintf("a device holds at most %d one-time key packages; publish fewer", keypackages.MaxOneTime)},
@@ -303,6 +310,7 @@ func toAPIError(err error, requestID string) *apiError {
 	var skew *envelope.SkewError
 	var tooMany *devices.TooManyDevicesError
 	var tooManyKP *keypackages.TooManyError
+	var badReport *reports.FieldError
 	switch {
 	case errors.As(err, &skew):
 		return clockSkew(skew)
@@ -348,6 +356,12 @@ func toAPIError(err error, requestID string) *apiError {
 		return errIDConflict
 	case errors.Is(err, queue.ErrBadAck):
 		return codeBadAck.errorf("%s", err.Error())
+	case errors.As(err, &badReport):
+		return codeBadReport.errorf("%s", badReport.Error())
+	case errors.Is(err, reports.ErrNotJSON):
+		return codeBadJSON.errorf("%s", err.Error())
+	case errors.Is(err, reports.ErrConflict):
+		return codeReportConflict.err()
 	}
 	if dbUnavailable(err) {
 		return errUnavailable

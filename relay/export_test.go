@@ -47,3 +47,7 @@ func (s *Server) AccountCacheHits() int64 { return s.accounts.NameCacheHits() }
 
 // SessionCacheOn reports whether the session cache answers from memory.
 func (s *Server) SessionCacheOn() bool { return s.accounts.CacheOn() }
+
+// Housekeeping runs the relay's housekeeping now, as Run does every
+// minute.
+func (s *Server) Housekeeping(ctx context.Context) { s.housekeeping(ctx) }

@@ -9,6 +9,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -45,6 +47,7 @@ func TestHostileJSON(t *testing.T) {
 		"bad_json": true, "too_large": true, "bad_envelope": true, "bad_username": true, "bad_password": true,
 		"bad_public_key": true, "bad_device_name": true, "bad_ack": true, "bad_credentials": true,
 		"bad_device_update": true, "bad_recovery_blob": true, "bad_revoke_list": true, "bad_attachment_size": true,
+		"bad_report": true,
 	}
 	before := s.state(t)
 	sessions := s.count(t, `SELECT count(*) FROM sessions`)
@@ -52,7 +55,7 @@ func TestHostileJSON(t *testing.T) {
 	for _, ep := range []struct{ method, path string }{
 		{"POST", "/api/accounts"}, {"POST", "/api/sessions"}, {"POST", "/api/devices"}, {"POST", "/api/messages"}, {"POST", "/api/ack"},
 		{"PATCH", "/api/devices/" + alice.Devices[0]}, {"PUT", "/api/recovery"}, {"PUT", "/api/account/key"},
-		{"POST", "/api/attachments"},
+		{"POST", "/api/attachments"}, {"POST", "/api/reports"},
 	} {
 		path := ep.path
 		for name, body := range bodies {
@@ -94,9 +97,162 @@ func TestHostileJSON(t *testing.T) {
 	if n := s.count(t, `SELECT count(*) FROM attachments`); n != 0 {
 		t.Errorf("%d attachments after hostile bodies, want 0", n)
 	}
+	if n := s.count(t, `SELECT count(*) FROM reports`); n != 0 {
+		t.Errorf("%d reports after hostile bodies, want 0", n)
+	}
 	// The control: the same client and headers do get through with a
 	// well-formed body.
 	s.send(t, alice.device(0), "bob", "fine")
+}
+
+// TestHostileReports posts hostile reports from alice: wrong types,
+// nested junk, huge strings, control characters and NULs in ids and
+// texts, lookalike digits, SQL, a name given twice, members the relay
+// does not know, 51 messages, each member missing. Each gets a stable
+// 400 or 413 with a message that echoes none of the hostile bytes, never
+// a 5xx, and nothing is stored; the control, the report they all start
+// from, is 202.
+func TestHostileReports(t *testing.T) {
+	s := newTestServer(t)
+	alice := s.register(t, "alice", 1)
+	s.register(t, "bob", 1)
+	s.register(t, "carol", 1)
+	const evil = "EVIL"
+	good := newReport("bob", msg("bob", 1764806400000, "first"), msg("alice", 1764806400001, "second"))
+	// body is good with member name of the report (or of its message i,
+	// when i >= 0) replaced by value, written as is, unchecked; "" as
+	// value leaves the member out, and a name it does not have adds it.
+	object := func(keys []string, values map[string]string) string {
+		var b strings.Builder
+		b.WriteString("{")
+		for _, k := range keys {
+			if v, ok := values[k]; ok && v != "" {
+				if b.Len() > 1 {
+					b.WriteString(",")
+				}
+				b.WriteString(string(mustJSON(t, k)) + ":" + v)
+			}
+		}
+		return b.String() + "}"
+	}
+	body := func(i int, name, value string) string {
+		t.Helper()
+		keys := []string{"id", "about", "reason", "comment", "messages"}
+		if !slices.Contains(keys, name) {
+			keys = append(keys, name)
+		}
+		top := map[string]string{"id": string(mustJSON(t, good.ID)), "about": `"bob"`, "reason": `"spam"`}
+		var msgs []string
+		for j, m := range good.Messages {
+			v := map[string]string{"id": string(mustJSON(t, m.ID)), "from": string(mustJSON(t, m.From)),
+				"at": strconv.FormatInt(m.At, 10), "text": string(mustJSON(t, m.Text))}
+			if j == i {
+				v[name] = value
+			}
+			mkeys := []string{"id", "from", "at", "text"}
+			if !slices.Contains(mkeys, name) {
+				mkeys = append(mkeys, name)
+			}
+			msgs = append(msgs, object(mkeys, v))
+		}
+		top["messages"] = "[" + strings.Join(msgs, ",") + "]"
+		if i < 0 {
+			top[name] = value
+		}
+		return object(keys, top)
+	}
+	id := good.ID
+	many := func(n int) string {
+		var l []string
+		for range n {
+			l = append(l, string(mustJSON(t, msg("bob", 1, "x"))))
+		}
+		return "[" + strings.Join(l, ",") + "]"
+	}
+	cases := map[string]string{
+		"id a number":               body(-1, "id", `7`),
+		"id an object":              body(-1, "id", `{"$gt":""}`),
+		"id an array":               body(-1, "id", `["`+id+`"]`),
+		"id with a control byte":    body(-1, "id", `"`+id[:25]+`\u0001"`),
+		"id with a NUL":             body(-1, "id", `"`+id[:25]+`\u0000"`),
+		"id with a newline":         body(-1, "id", `"`+id+`\n"`),
+		"id with a fullwidth digit": body(-1, "id", "\"\uff10"+id[1:]+"\""),
+		"id of EVIL":                body(-1, "id", `"`+evil+`' OR 1=1 --"`),
+		"id huge":                   body(-1, "id", `"`+strings.Repeat("0", 1<<20)+`"`),
+		"about SQL":                 body(-1, "about", `"bob' OR 1=1 --`+evil+`"`),
+		"about with a NUL":          body(-1, "about", `"bob\u0000"`),
+		"about an account's id":     body(-1, "about", `2`),
+		"about null":                body(-1, "about", `null`),
+		"about huge":                body(-1, "about", `"`+strings.Repeat("b", 1<<20)+`"`),
+		"reason null":               body(-1, "reason", `null`),
+		"reason of EVIL":            body(-1, "reason", `"`+evil+`"`),
+		"reason nested":             body(-1, "reason", `{"spam":{"spam":["spam"]}}`),
+		"comment too long":          body(-1, "comment", `"`+strings.Repeat(evil, 251)+`"`),
+		"comment with a NUL":        body(-1, "comment", `"`+evil+`\u0000"`),
+		"comment an object":         body(-1, "comment", `{"text":"`+evil+`"}`),
+		"comment a lone surrogate":  body(-1, "comment", `"\ud800`+evil+`"`),
+		"messages null":             body(-1, "messages", `null`),
+		"messages empty":            body(-1, "messages", `[]`),
+		"messages an object":        body(-1, "messages", `{"0":{}}`),
+		"messages nested":           body(-1, "messages", strings.Repeat("[", 5000)+strings.Repeat("]", 5000)),
+		"messages of junk":          body(-1, "messages", `[1,"x",null,true,{"a":[{"b":[]}]}]`),
+		"51 messages":               body(-1, "messages", many(51)),
+		"10,000 messages":           body(-1, "messages", many(10000)),
+		"a member more":             body(-1, evil, `1`),
+		"a member more, __proto__":  body(-1, "__proto__", `{"admin":true}`),
+		"a message's member more":   body(1, "fromDevice", `"`+evil+`"`),
+		"a message's id again":      body(1, "id", `"`+good.Messages[0].ID+`"`),
+		"a message's id a number":   body(1, "id", `1`),
+		"a message's id with a C1":  body(1, "id", `"`+id[:25]+`\u0085"`),
+		"a message from carol":      body(1, "from", `"carol"`),
+		"a message from EVIL":       body(1, "from", `"`+evil+`"`),
+		"a message from an array":   body(1, "from", `["bob"]`),
+		"at a string":               body(1, "at", `"1764806400000"`),
+		"at with an exponent":       body(1, "at", `1.7648064e12`),
+		"at negative":               body(1, "at", `-1`),
+		"at zero":                   body(1, "at", `0`),
+		"at a leading zero":         body(1, "at", `01`),
+		"at past safe":              body(1, "at", `9007199254740992`),
+		"at huge":                   body(1, "at", `1e400`),
+		"at true":                   body(1, "at", `true`),
+		"text empty":                body(1, "text", `""`),
+		"text too long":             body(1, "text", `"`+strings.Repeat("é", 16001)+`"`),
+		"text with a NUL":           body(1, "text", `"`+evil+`\u0000"`),
+		"text a lone surrogate":     body(1, "text", `"\udfff"`),
+		"text invalid UTF-8":        body(1, "text", "\""+evil+"\xff\""),
+		"text nested":               body(1, "text", `[["`+evil+`"]]`),
+		"a message's name twice":    strings.Replace(body(1, "text", `"a"`), `"text":"a"`, `"text":"a","text":"`+evil+`"`, 1),
+		"the report's name twice":   strings.Replace(body(-1, "about", `"bob"`), `"about":"bob"`, `"about":"bob","about":"carol"`, 1),
+		"text of raw control bytes": body(1, "text", `"`+strings.Repeat("\u0001", 100)+`"`),
+		"over the size limit":       body(1, "text", `"`+strings.Repeat(`\u0001`, 1<<20)+`"`),
+		"no id":                     body(-1, "id", ""),
+		"no about":                  body(-1, "about", ""),
+		"no reason":                 body(-1, "reason", ""),
+		"no messages":               body(-1, "messages", ""),
+		"a message without id":      body(1, "id", ""),
+		"a message without from":    body(1, "from", ""),
+		"a message without at":      body(1, "at", ""),
+		"a message without text":    body(1, "text", ""),
+		"null":                      `null`,
+		"an array of the report":    "[" + string(mustJSON(t, good)) + "]",
+		"two reports":               string(mustJSON(t, good)) + string(mustJSON(t, good)),
+	}
+	allowed := map[string]bool{"bad_report": true, "bad_json": true, "too_large": true}
+	for name, b := range cases {
+		a := s.postReport(t, alice.device(0), nil, b)
+		msg, _ := a.Body["message"].(string)
+		if (a.Status != 400 && a.Status != 413) || !allowed[a.code()] || msg == "" || strings.Contains(msg, evil) ||
+			(name == "over the size limit") != (a.Status == 413) {
+			t.Errorf("%s: %d %.300s", name, a.Status, a.Raw)
+		}
+	}
+	if n := s.count(t, `SELECT count(*) FROM reports`); n != 0 {
+		t.Fatalf("hostile reports stored %d rows", n)
+	}
+	// The control: the same builder, with the values of the report.
+	if a := s.postReport(t, alice.device(0), nil, body(1, "text", `"second"`)); a.Status != 202 {
+		t.Fatalf("the report itself: %d %s", a.Status, a.Raw)
+	}
 }
 
 // TestHostileInvites posts hostile invite codes to a relay whose

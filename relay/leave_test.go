@@ -104,7 +104,7 @@ func TestDeleteAccount(t *testing.T) {
 	// The tables this test puts rows of alice in. A new table that can
 	// name an account fails here until the test gives it rows too, so
 	// that the deletion is checked on it.
-	seeded := []string{"accounts", "contacts", "devices", "queue", "sent", "sessions", "push_subscriptions", "key_packages", "attachments", "attachment_fetches"}
+	seeded := []string{"accounts", "contacts", "devices", "queue", "sent", "sessions", "push_subscriptions", "key_packages", "attachments", "attachment_fetches", "reports"}
 	// Tables whose text names the relay, never an account: its VAPID key
 	// pair, its instances' random ids (ADR 0055) and its epoch's token
 	// (ADR 0086).
@@ -136,6 +136,12 @@ func TestDeleteAccount(t *testing.T) {
 	bobPhoto, err := bob.device(0).UploadAttachment(ctx, []byte("bob's photo"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// alice reports bob, and so does carol: hers stays (ADR 0118).
+	for _, c := range []*relayclient.Client{alice.device(0), carol.device(0)} {
+		if err := c.FileReport(ctx, newReport("bob", msg("bob", 1, "reported"))); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for tb := range cols {
 		if !slices.Contains(seeded, tb) && !slices.Contains(relayOnly, tb) {
@@ -189,10 +195,11 @@ func TestDeleteAccount(t *testing.T) {
 	if b, err := bob.device(0).ReadAttachment(ctx, bobPhoto.ID); err != nil || string(b) != "bob's photo" {
 		t.Fatalf("bob's attachment after alice's deletion: %q, %v", b, err)
 	}
-	// bob lost only alice's envelope and her contact row; carol's stays.
+	// bob lost only alice's envelope, her contact row and her report
+	// about him; carol's stay.
 	bobAfter := s.rowsOf(t, cols, s.accountID(t, "bob"), bob)
 	if bobAfter["queue"] != 1 || bobAfter["accounts"] != bobBefore["accounts"] || bobAfter["sessions"] != bobBefore["sessions"] ||
-		bobAfter["contacts"] != 2 || bobAfter["key_packages"] != 2 {
+		bobAfter["contacts"] != 2 || bobAfter["key_packages"] != 2 || bobAfter["reports"] != 1 {
 		t.Fatalf("bob's rows before %v, after %v", bobBefore, bobAfter)
 	}
 

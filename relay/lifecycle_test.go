@@ -67,7 +67,7 @@ func leftOf(before, after int) left {
 // names the relay, never an account (the VAPID key pair, the instances'
 // random ids, ADR 0055, and the epoch's token, ADR 0086).
 var (
-	lifecycleSeeded    = []string{"accounts", "attachment_fetches", "attachments", "contacts", "devices", "key_packages", "push_subscriptions", "queue", "sent", "sessions"}
+	lifecycleSeeded    = []string{"accounts", "attachment_fetches", "attachments", "contacts", "devices", "key_packages", "push_subscriptions", "queue", "reports", "sent", "sessions"}
 	lifecycleRelayOnly = []string{"push_vapid", "relay_epoch", "relay_instances"}
 )
 
@@ -95,8 +95,8 @@ func TestLifecycleTables(t *testing.T) {
 		}, views{
 			"the device": {"attachment_fetches": gone, "devices": kept, "queue": gone, "push_subscriptions": gone, "key_packages": gone},
 			"the other":  {"attachment_fetches": kept, "devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
-			"alice":      {"attachment_fetches": fewer, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": fewer, "key_packages": fewer},
-			"bob":        {"attachment_fetches": kept, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
+			"alice":      {"attachment_fetches": fewer, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "reports": kept, "queue": fewer, "sent": kept, "push_subscriptions": fewer, "key_packages": fewer},
+			"bob":        {"attachment_fetches": kept, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "reports": kept, "queue": fewer, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
 		}},
 		{"replace key", func(t *testing.T, s *testServer, alice *user) {
 			if _, err := alice.device(0).ReplaceKey(context.Background(), password, newKey(t), []string{alice.Devices[1]}, nil); err != nil {
@@ -107,8 +107,8 @@ func TestLifecycleTables(t *testing.T) {
 		}, views{
 			"the device": {"attachment_fetches": gone, "devices": kept, "queue": gone, "push_subscriptions": gone, "key_packages": gone},
 			"the other":  {"attachment_fetches": kept, "devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": gone},
-			"alice":      {"attachment_fetches": fewer, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": fewer, "key_packages": gone},
-			"bob":        {"attachment_fetches": kept, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": fewer, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
+			"alice":      {"attachment_fetches": fewer, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "reports": kept, "queue": fewer, "sent": kept, "push_subscriptions": fewer, "key_packages": gone},
+			"bob":        {"attachment_fetches": kept, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "reports": kept, "queue": fewer, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
 		}},
 		{"delete account", func(t *testing.T, s *testServer, alice *user) {
 			if err := alice.device(0).DeleteAccount(context.Background(), password); err != nil {
@@ -117,9 +117,9 @@ func TestLifecycleTables(t *testing.T) {
 		}, views{
 			"the device": {"attachment_fetches": gone, "devices": gone, "queue": gone, "push_subscriptions": gone, "key_packages": gone},
 			"the other":  {"attachment_fetches": gone, "devices": gone, "queue": gone, "push_subscriptions": gone, "key_packages": gone},
-			"alice":      {"attachment_fetches": gone, "attachments": gone, "accounts": gone, "sessions": gone, "devices": gone, "contacts": gone, "queue": gone, "sent": gone, "push_subscriptions": gone, "key_packages": gone},
+			"alice":      {"attachment_fetches": gone, "attachments": gone, "accounts": gone, "sessions": gone, "devices": gone, "contacts": gone, "reports": gone, "queue": gone, "sent": gone, "push_subscriptions": gone, "key_packages": gone},
 			// bob keeps his own rows; those that named alice went.
-			"bob": {"attachment_fetches": gone, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": gone, "queue": gone, "sent": gone, "push_subscriptions": kept, "key_packages": kept},
+			"bob": {"attachment_fetches": gone, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": gone, "reports": gone, "queue": gone, "sent": gone, "push_subscriptions": kept, "key_packages": kept},
 		}},
 		{"disable account", func(t *testing.T, s *testServer, alice *user) {
 			if _, err := s.adminTransitions(t).SetDisabled(context.Background(), alice.Name, true); err != nil {
@@ -131,8 +131,8 @@ func TestLifecycleTables(t *testing.T) {
 		}, views{
 			"the device": {"attachment_fetches": kept, "devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
 			"the other":  {"attachment_fetches": kept, "devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
-			"alice":      {"attachment_fetches": kept, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
-			"bob":        {"attachment_fetches": kept, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
+			"alice":      {"attachment_fetches": kept, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "reports": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
+			"bob":        {"attachment_fetches": kept, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "reports": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
 		}},
 		{"revoke sessions", func(t *testing.T, s *testServer, alice *user) {
 			if _, _, err := s.adminTransitions(t).RevokeSessions(context.Background(), alice.Name); err != nil {
@@ -141,8 +141,8 @@ func TestLifecycleTables(t *testing.T) {
 		}, views{
 			"the device": {"attachment_fetches": kept, "devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
 			"the other":  {"attachment_fetches": kept, "devices": kept, "queue": kept, "push_subscriptions": kept, "key_packages": kept},
-			"alice":      {"attachment_fetches": kept, "attachments": kept, "accounts": kept, "sessions": gone, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
-			"bob":        {"attachment_fetches": kept, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
+			"alice":      {"attachment_fetches": kept, "attachments": kept, "accounts": kept, "sessions": gone, "devices": kept, "contacts": kept, "reports": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
+			"bob":        {"attachment_fetches": kept, "attachments": kept, "accounts": kept, "sessions": kept, "devices": kept, "contacts": kept, "reports": kept, "queue": kept, "sent": kept, "push_subscriptions": kept, "key_packages": kept},
 		}},
 	}
 	for _, c := range cases {
@@ -181,6 +181,15 @@ func TestLifecycleTables(t *testing.T) {
 					t.Fatal(err)
 				}
 				if _, err := up.c.FinishAttachmentFor(ctx, a.ID, []string{up.to}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// A report each: alice about bob, bob about alice (ADR 0118).
+			for _, r := range []struct {
+				from  *user
+				about string
+			}{{alice, "bob"}, {bob, "alice"}} {
+				if err := r.from.device(0).FileReport(ctx, newReport(r.about, msg(r.about, 1, "reported"))); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -119,12 +119,21 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// A report, whose messages are plain text (ADR 0118), and one refused.
+	reportText, reportComment := "report-text-marker-6b1d", "report-comment-marker-2a9f"
+	report := newReport(bobName, msg(bobName, 1764806400000, reportText))
+	report.Comment = reportComment
+	if err := alice.device(0).FileReport(ctx, report); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, alice.device(0).FileReport(ctx, newReport(bobName, msg(nobody, 1, reportText))), "bad_report")
 	// A failure is logged with its route: the database loses a table.
 	if _, err := s.Pool.Exec(ctx, `ALTER TABLE accounts RENAME TO accounts_gone`); err != nil {
 		t.Fatal(err)
 	}
 	_, err = alice.Client.Lookup(ctx, bobName)
 	wantCode(t, err, "internal")
+	wantCode(t, alice.device(0).FileReport(ctx, newReport(bobName, msg(bobName, 1, reportText))), "internal")
 
 	out := logs.String()
 	// The controls: request lines are there, named by route or file, so
@@ -143,6 +152,9 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 		`"method":"PUT","path":"/api/groups/:group/info","status":204`,
 		`"method":"GET","path":"/api/groups/:group/info","status":200`,
 		`"method":"GET","path":"/api/accounts/:username/devices","status":200`,
+		`"method":"POST","path":"/api/reports","status":202`,
+		`"method":"POST","path":"/api/reports","status":400`,
+		`"method":"POST","path":"/api/reports","status":500`,
 		`"msg":"request failed","request_id":`,
 		`"method":"GET","path":"/app.js","status":200`,
 		`"path":"(unmatched)"`,
@@ -167,6 +179,10 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 		"new key":        b64(newAccountKey),
 		"group id":       base64.RawURLEncoding.EncodeToString(group),
 		"group info":     b64(groupInfo),
+		"report text":    reportText,
+		"report comment": reportComment,
+		"report id":      report.ID,
+		"report message": report.Messages[0].ID,
 	}
 	for i, id := range append(alice.Devices, bob.Devices...) {
 		secrets[fmt.Sprintf("device id %d", i)] = id

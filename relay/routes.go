@@ -13,6 +13,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"relay/envelope"
+	"relay/reports"
 	"relay/webclient"
 )
 
@@ -122,6 +123,8 @@ func (s *Server) routeTable() []route {
 		// Origin is check 7 of 9, after the clock skew and the rate limit.
 		{post, "/api/messages", []check{speaker, body(envelope.MaxRequest), originInHandler}, s.send},
 		{post, "/api/ack", []check{speaker, origin, body(maxJSON)}, s.ack},
+		// Up to 50 messages of 16,000 characters, in plain text (ADR 0118).
+		{post, "/api/reports", []check{speaker, origin, body(reports.MaxRequest)}, s.fileReport},
 		// A closing relay starts no stream, whoever asks.
 		{get, "/api/events", []check{streamSlot, streamSpeaker}, s.events},
 		// The device only in X-Device, never ?device=: a fetch can set

@@ -29,6 +29,7 @@ import (
 	"relay/mlsgroup"
 	"relay/push"
 	"relay/queue"
+	"relay/reports"
 )
 
 // Server is the relay's HTTP side. Create it with New, serve Handler, run
@@ -59,6 +60,7 @@ type Server struct {
 	groupInfoPuts  *buckets[int64] // GroupInfo stores per account (groups.go)
 	groupInfoGets  *buckets[int64] // GroupInfo reads per account (groups.go)
 	uploadLimits   *buckets[int64] // attachments started per account (attachments.go)
+	reportLimits   *buckets[int64] // reports filed per account (reports.go)
 	attachments    attachments.Store
 	router         *httprouter.Router
 	patterns       routePatterns // the router's, for the access log
@@ -195,6 +197,7 @@ func New(cfg Config) (*Server, error) {
 		groupInfoPuts:  newBucketsPer[int64](groupInfoPutsPerHour, time.Hour),
 		groupInfoGets:  newBuckets[int64](groupInfoGetsPerMinute),
 		uploadLimits:   newBuckets[int64](cfg.AttachmentsPerMinute),
+		reportLimits:   newBucketsPer[int64](reportsPerHour, time.Hour),
 		attachments: attachments.NewPostgres(cfg.Pool, attachments.Limits{
 			MaxSize: cfg.AttachmentMaxSize, Quota: cfg.AttachmentQuota, MaxAge: cfg.AttachmentMaxAge}),
 		closing: make(chan struct{}),
@@ -259,11 +262,12 @@ func every(d time.Duration, f func(context.Context)) func(context.Context) {
 
 // Run does the relay's background work until ctx ends or Close is called:
 // group commit (ADR 0018), the hub's wake-ups across instances and
-// catch-up check (ADR 0016), housekeeping (expired sessions and
-// idempotency records), the queue purge, the gauges that need the
-// database (relay_queue_depth) and Web Push (ADR 0055). It returns only when every
-// goroutine it started has ended: ErrClosed after Close, ctx's error
-// otherwise. Call it once; New starts nothing.
+// catch-up check (ADR 0016), housekeeping (expired sessions, idempotency
+// records, resolved reports past their keep: ADR 0118), the queue purge,
+// the gauges that need the database (relay_queue_depth) and Web Push (ADR
+// 0055). It returns only when every goroutine it started has ended:
+// ErrClosed after Close, ctx's error otherwise. Call it once; New starts
+// nothing.
 //
 // The Handler works without Run, before it starts and after it returns:
 // envelopes are then committed one at a time, streams read their queues
@@ -345,6 +349,12 @@ func (s *Server) housekeeping(ctx context.Context) {
 	} else if n > 0 {
 		s.log.Info("housekeeping", "idempotency_records_deleted", n)
 	}
+	// Resolved reports, 90 days on (ADR 0118): the count, never a report.
+	if n, err := reports.Purge(ctx, s.pool, s.now().Add(-reports.ResolvedKeep)); err != nil {
+		s.log.Warn("housekeeping", "err", err)
+	} else if n > 0 {
+		s.log.Info("housekeeping", "resolved_reports_deleted", n)
+	}
 	s.limits.sweep(s.now())
 	s.selfLimits.sweep(s.now())
 	s.receiptLimits.sweep(s.now())
@@ -357,6 +367,7 @@ func (s *Server) housekeeping(ctx context.Context) {
 	s.groupInfoPuts.sweep(s.now())
 	s.groupInfoGets.sweep(s.now())
 	s.uploadLimits.sweep(s.now())
+	s.reportLimits.sweep(s.now())
 }
 
 // BeginClose refuses new event streams (503 shutting_down) and ends every

@@ -39,13 +39,17 @@ const adminUsage = `Usage:
   relay admin invites create [--uses N] [--expires D]  an invite code, for --registration invite
   relay admin invites list                          every invite: uses, expiry, never the code
   relay admin invites revoke ID                     the invite's code registers no one any more
+  relay admin reports list [--all] [--json]         open reports (all with --all): who, about whom, why
+  relay admin reports show N [--json]               a report whole, its messages in plain text
+  relay admin reports resolve N [--note TEXT]       close a report; it is deleted 90 days later
 
 Each command works on the relay's database directly (--database-url or
 $DATABASE_URL), never through the public API, and needs no password of
 any account. Each change to an account is logged on stderr with --reason
-and the one username named; each change to invites with the invite's id.
-Exit codes: 0 done, 1 no such account or invite, 2 usage or any other
-error. relay admin COMMAND --help describes COMMAND.
+and the one username named; each change to invites with the invite's id;
+each report resolved with its number, never its content. Exit codes: 0
+done, 1 no such account, invite or report, 2 usage or any other error.
+relay admin COMMAND --help describes COMMAND.
 `
 
 // adminCommand is one `relay admin` command: its words, what it takes and
@@ -54,8 +58,11 @@ type adminCommand struct {
 	words    string // "disable", "sessions revoke"
 	usage    string // for --help
 	username bool   // takes USERNAME
-	id       bool   // takes ID, an invite's
-	change   bool   // changes an account: --reason is required
+	// id reads the number the command takes instead (an invite's ID, a
+	// report's N), named idName in messages; nil: it takes none.
+	id     func(string) (int64, error)
+	idName string
+	change bool // changes an account: --reason is required
 	// flags binds the command's own flags into a, if it has any.
 	flags func(fs *flags, a *admin)
 	// run does it; arg is the USERNAME or the ID, checked.
@@ -73,6 +80,9 @@ type admin struct {
 	vacuum   bool          // delete
 	uses     int           // invites create
 	expires  time.Duration // invites create
+	all      bool          // reports list
+	asJSON   bool          // reports list, show
+	note     string        // reports resolve
 }
 
 var adminCommands = append([]adminCommand{
@@ -132,7 +142,7 @@ epoch, and resynchronises: it keeps what it stored, recognises what it
 already has by id, and tells its user that messages sent while the
 backup was older than the database may be missing. Nothing is deleted.
 `},
-}, inviteCommands...)
+}, append(inviteCommands, reportCommands...)...)
 
 // runAdmin is `relay admin …` (docs/operations.md, "Operator commands").
 func runAdmin(args []string, stdout, stderr io.Writer) error {
@@ -179,23 +189,23 @@ func runAdmin(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var arg string
-	takes := "ID"
+	takes := cmd.idName
 	if cmd.username {
 		takes = "USERNAME"
 	}
 	switch {
-	case (cmd.username || cmd.id) && len(positional) != 1:
+	case (cmd.username || cmd.id != nil) && len(positional) != 1:
 		return fmt.Errorf("relay admin %s takes one %s (see relay admin %s --help)", cmd.words, takes, cmd.words)
-	case !cmd.username && !cmd.id && len(positional) > 0:
+	case !cmd.username && cmd.id == nil && len(positional) > 0:
 		return fmt.Errorf("relay admin %s takes no argument, not %q (see relay admin %s --help)", cmd.words, positional[0], cmd.words)
 	case cmd.username:
 		arg = positional[0]
 		if !canonical.ValidUsername(arg) {
 			return fmt.Errorf("%q is not a username: a username is 3 to 32 characters from a-z, 0-9 and _", arg)
 		}
-	case cmd.id:
+	case cmd.id != nil:
 		arg = positional[0]
-		if _, err := inviteID(arg); err != nil {
+		if _, err := cmd.id(arg); err != nil {
 			return err
 		}
 	}
@@ -206,6 +216,9 @@ func runAdmin(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--deleted-name-hold must be at least %v, not %v", minNameHold, a.nameHold)
 	}
 	if err := checkInviteFlags(cmd.words, a); err != nil {
+		return err
+	}
+	if err := checkReportFlags(cmd.words, a); err != nil {
 		return err
 	}
 	if dbURL == "" {

@@ -45,7 +45,7 @@ has, when it was made and when it expires, and whether it can still
 register someone (usable, used up, expired). Never the code, which the
 relay does not keep; nor which accounts used it, which it does not know.
 `},
-	{words: "invites revoke", id: true, run: (*admin).revokeInvite, usage: `Usage: relay admin invites revoke ID [--database-url URL]
+	{words: "invites revoke", id: inviteID, idName: "ID", run: (*admin).revokeInvite, usage: `Usage: relay admin invites revoke ID [--database-url URL]
 
 Deletes the invite whose id relay admin invites list shows: its code
 registers no one from then on, and is answered like a code that never

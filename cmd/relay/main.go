@@ -5,7 +5,8 @@
 //	relay audit [flags]    search PostgreSQL's files for plaintext, or report
 //	                       what the relay holds (--stats)
 //	relay admin COMMAND    operator controls on the database: stats, disable,
-//	                       enable, delete, sessions revoke, vacuum, invites
+//	                       enable, delete, sessions revoke, vacuum, invites,
+//	                       reports
 //	relay config COMMAND   check a configuration file, or print an example
 //
 // Every flag has an environment fallback and is a key of the --config
@@ -56,16 +57,16 @@ func main() {
 
 // exitCode is the process's exit code for what run, runAudit, runAdmin or
 // runConfig returned: 0 on success and after --help, 1 when the audit found
-// plaintext, an admin command found no such account or invite, or relay
-// config check refused the file, and 2 for any other error, which it
-// prints (once: the flag package prints nothing itself).
+// plaintext, an admin command found no such account, invite or report,
+// or relay config check refused the file, and 2 for any other error,
+// which it prints (once: the flag package prints nothing itself).
 func exitCode(err error, stderr io.Writer) int {
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.Is(err, errHits):
 		return 1
-	case errors.Is(err, errNoAccount), errors.Is(err, errNoInvite), errors.As(err, new(*configInvalid)):
+	case errors.Is(err, errNoAccount), errors.Is(err, errNoInvite), errors.Is(err, errNoReport), errors.As(err, new(*configInvalid)):
 		fmt.Fprintln(stderr, "relay:", err)
 		return 1
 	}
@@ -121,7 +122,7 @@ const serveUsage = `Usage:
   relay [flags]           serve the relay
   relay migrate [flags]   apply database migrations and exit
   relay audit --help      search for plaintext on disk, or report what the relay holds
-  relay admin --help      operator controls: stats, disable, enable, delete, sessions revoke, vacuum, invites
+  relay admin --help      operator controls: stats, disable, enable, delete, sessions revoke, vacuum, invites, reports
   relay config --help     check a configuration file, or print an example
 
 Every flag can also be set by the environment variable named with it, and
