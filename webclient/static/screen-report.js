@@ -83,7 +83,7 @@ export async function openReport(chat, about, chosen) {
     list,
     el('p', { class: 'report-field' }, el('label', { for: 'report-reason' }, 'Reason'), ' ', reason),
     el('p', { class: 'report-field' }, el('label', { for: 'report-comment' }, 'Anything to add (optional)'), comment),
-    about === me ? null : el('p', { class: 'report-field' }, block, ' ', el('label', { for: 'report-block' }, `Also block ${about}`)),
+    about === me ? null : el('p', { class: 'report-field report-check' }, block, el('label', { for: 'report-block' }, `Also block ${about}`)),
     summary, error,
     el('p', { class: 'dialog-actions' }, cancel, send));
   // Sent: the dialog says so until it is closed.
