@@ -81,4 +81,16 @@ func TestReportHoldsTheChosenMessages(t *testing.T) {
 	if n := r.count(`SELECT count(*) FROM reports`); n != 1 {
 		t.Errorf("%d reports at the relay, want 1", n)
 	}
+
+	// What a report holds of a message: U+0000, which the relay cannot
+	// store, as U+FFFD; a photo's label and a caption of 16,001 UTF-16
+	// code units cut at 16,000 less the half of a pair the cut would leave.
+	got := eval[[]int](alice, `import('/report.js').then(r => {
+	  const a = r.reportText({ text: 'a\u0000b' });
+	  const b = r.reportText({ text: 'x'.repeat(15992) + '😀', files: [{ kind: 'photo' }] });
+	  return [a === 'a\uFFFDb' ? 1 : 0, b.length, b.charCodeAt(b.length - 1)];
+	})`)
+	if got[0] != 1 || got[1] != 15999 || got[2] != 'x' {
+		t.Errorf("reportText: %v, want U+0000 replaced, and 15,999 code units ending in x", got)
+	}
 }

@@ -28,7 +28,21 @@ const OFFERED = 200;
 export function reportText(m) {
   const label = m.files && m.files.length ? filesLabel(m.files) : '';
   const text = label ? (m.text ? `${label}: ${m.text}` : label) : m.text || '';
-  return text.slice(0, MAX_TEXT);
+  return cut(noNul(text), MAX_TEXT);
+}
+
+// cut keeps the first n UTF-16 code units of s, less one where the last
+// would be half of a pair: the relay refuses a lone surrogate.
+function cut(s, n) {
+  if (s.length <= n) return s;
+  const c = s.charCodeAt(n - 1);
+  return s.slice(0, c >= 0xd800 && c <= 0xdbff ? n - 1 : n);
+}
+
+// noNul replaces U+0000, which the relay cannot store in a report, by
+// U+FFFD.
+function noNul(s) {
+  return s.replace(/\u0000/g, '\uFFFD');
 }
 
 function offered(m, about, me) {
@@ -55,6 +69,6 @@ export async function sendReport(draft, { ids, reason, comment }) {
   if (!messages.length) throw new Error('Choose at least one message.');
   if (messages.length > MAX_REPORT_MESSAGES) throw new Error(`A report holds at most ${MAX_REPORT_MESSAGES} messages.`);
   const body = { id: draft.id, about: draft.about, reason, messages };
-  if (comment) body.comment = comment.slice(0, MAX_COMMENT);
+  if (comment) body.comment = cut(noNul(comment), MAX_COMMENT);
   await api.report(body);
 }
