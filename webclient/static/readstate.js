@@ -6,18 +6,10 @@
 // sent by the stream owner until the relay accepts them.
 
 import * as store from './store.js';
-import * as api from './api.js';
-import * as c from './crypto.js';
-import * as account from './account.js';
 import { isOwner, notify, onRemote, post, subscribe } from './election.js';
-import { ulid } from './ulid.js';
 import { kickReceipts } from './receipts.js';
-import * as mlschat from './mlschat.js';
+import { selfSender } from './selfrecords.js';
 
-let busy = false; // a pass is running
-let again = false; // a record was written during the pass: run once more
-let retryTimer = null;
-let retryDelay = 3000; // backoff while the relay cannot be reached
 
 // Another tab moved a position: the owner sends it. The owner sends what
 // is left when it takes the stream and whenever the stream is ready again.
@@ -63,67 +55,5 @@ export async function markUnread(username, id) {
   kick();
 }
 
-function later(delay) {
-  clearTimeout(retryTimer);
-  retryTimer = setTimeout(flushReads, delay);
-}
-
-// flushReads sends the read records not yet accepted, each under a fresh
-// id (a record sent twice changes nothing). Only the stream owner does it,
-// one pass at a time.
-export async function flushReads() {
-  if (!isOwner() || !account.isLinked()) return;
-  if (busy) {
-    again = true;
-    return;
-  }
-  busy = true;
-  try {
-    do {
-      again = false;
-      for (const rec of await store.readRecordsToSend()) {
-        if (!(await sendRecord(rec))) return;
-      }
-    } while (again);
-  } finally {
-    busy = false;
-  }
-}
-
-// sendRecord returns false when the pass must stop: the relay cannot be
-// reached, asks to wait, or no longer takes this device.
-async function sendRecord(rec) {
-  try {
-    const me = account.me();
-    const id = ulid();
-    const record = JSON.stringify({ type: 'read', ...rec });
-    let body = await mlschat.sealNow(me, id, record);
-    if (!body) {
-      const { key } = await account.convKey(me);
-      body = await c.seal(key, c.randomIV(), id, me, me, record);
-    }
-    await api.send(id, me, c.b64encode(body));
-    await store.readRecordSent(rec);
-    retryDelay = 3000;
-    return true;
-  } catch (e) {
-    if (!(e instanceof api.ApiError)) {
-      console.warn('sync: could not seal a read record', e.name);
-      return false;
-    }
-    if (api.transient(e)) {
-      later(retryDelay);
-      retryDelay = Math.min(retryDelay * 2, 60000);
-      return false;
-    }
-    if (e.code === 'rate_limited') {
-      later((e.retryAfter || 60) * 1000);
-      return false;
-    }
-    if (e.code === 'unauthenticated' || e.code === 'device_forbidden') return false; // kept: the screens say what happened
-    // Any other refusal would refuse this record again: drop it.
-    console.warn('sync: a read record was refused', e.code);
-    await store.readRecordSent(rec);
-    return true;
-  }
-}
+// flushReads sends the read records not yet accepted (selfrecords.js).
+export const flushReads = selfSender('read record', store.readRecordsToSend, (rec) => ({ type: 'read', ...rec }), store.readRecordSent);
