@@ -23,6 +23,22 @@ func droppedHere(id string) string {
 	return `import('/store.js').then(s => s.getMessage(` + js(id) + `)).then(m => !!m && m.blocked === true && m.hidden === true && m.text === null)`
 }
 
+// beforeTheBlock starts a relay with alice on a laptop and a phone, in
+// the chat's group with bob, and bob's message "before the block" on the
+// laptop.
+func beforeTheBlock(t *testing.T) (r *liveRelay, laptop, phone, bob *tab) {
+	t.Helper()
+	r, laptop, bob = aliceAndBob(t)
+	phone = linkedDevice(t, r, laptop, "alice")
+	laptop.openChat("bob")
+	bob.openChat("alice")
+	published(t, r, bob)
+	bob.send("before the block")
+	laptop.waitMessage("before the block")
+	joined(t, "alice/"+phone.deviceID(), map[*tab]string{laptop: "bob", bob: "alice"})
+	return r, laptop, phone, bob
+}
+
 // TestBlockDropsOnEveryDevice: alice (laptop and phone) blocks bob on her
 // laptop. The block reaches the phone by the record to herself, and a
 // tablet linked after it when it joins her own group; what bob
@@ -32,14 +48,7 @@ func droppedHere(id string) string {
 // shows on both. The control: the message sent before the block shows,
 // and so does the one after the unblock, with its receipt's tick.
 func TestBlockDropsOnEveryDevice(t *testing.T) {
-	r, laptop, bob := aliceAndBob(t)
-	phone := linkedDevice(t, r, laptop, "alice")
-	laptop.openChat("bob")
-	bob.openChat("alice")
-	published(t, r, bob)
-	bob.send("before the block")
-	laptop.waitMessage("before the block")
-	joined(t, "alice/"+phone.deviceID(), map[*tab]string{laptop: "bob", bob: "alice"})
+	r, laptop, phone, bob := beforeTheBlock(t)
 	laptop.send("hello bob")
 	bob.waitMessage("hello bob")
 	phone.waitFor("bob's chat on the phone", `document.querySelector('.chat-item[data-user="bob"]')`)
@@ -145,14 +154,7 @@ func holdPosts(t *testing.T, tb *tab) (let func()) {
 // goes out, the phone hides that message too, since it was sent after the
 // block: both devices end showing the same.
 func TestBlockMadeOfflineEndsTheSameEverywhere(t *testing.T) {
-	r, laptop, bob := aliceAndBob(t)
-	phone := linkedDevice(t, r, laptop, "alice")
-	laptop.openChat("bob")
-	bob.openChat("alice")
-	published(t, r, bob)
-	bob.send("before the block")
-	laptop.waitMessage("before the block")
-	joined(t, "alice/"+phone.deviceID(), map[*tab]string{laptop: "bob", bob: "alice"})
+	_, laptop, phone, bob := beforeTheBlock(t)
 	phone.openChat("bob")
 	phone.waitMessage("before the block")
 

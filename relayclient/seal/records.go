@@ -240,6 +240,7 @@ func ParseRecord(b []byte) (Record, error) {
 		return Record{}, &RecordError{Field: NotARecord}
 	}
 	bad := func(field string) (Record, error) { return Record{}, &RecordError{Field: field} }
+	boolean := func(v jsonValue) (on, ok bool) { return v.kind == jsonTrue, v.kind == jsonTrue || v.kind == jsonFalse }
 	str := func(name string) (string, bool) {
 		v, ok := m[name]
 		return v.str, ok && v.kind == jsonString
@@ -297,11 +298,7 @@ func ParseRecord(b []byte) (Record, error) {
 		if r.Emoji, ok = str("emoji"); !ok || !isEmoji(r.Emoji) {
 			return bad("emoji")
 		}
-		switch m["on"].kind {
-		case jsonTrue:
-			r.On = true
-		case jsonFalse:
-		default:
+		if r.On, ok = boolean(m["on"]); !ok {
 			return bad("on")
 		}
 	case TypeReceipt:
@@ -360,11 +357,7 @@ func ParseRecord(b []byte) (Record, error) {
 		if r.Chat, ok = str("chat"); !ok || utf16Len(r.Chat) < 1 || utf16Len(r.Chat) > MaxBlockName {
 			return bad("chat")
 		}
-		switch m["on"].kind {
-		case jsonTrue:
-			r.On = true
-		case jsonFalse:
-		default:
+		if r.On, ok = boolean(m["on"]); !ok {
 			return bad("on")
 		}
 		if r.At, ok = safeInteger(m["at"]); !ok {
