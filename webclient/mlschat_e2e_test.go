@@ -323,6 +323,11 @@ func TestMLSReplayChangesNothing(t *testing.T) {
 	alice.waitFor("two sent", bubble("two")+`?.dataset.status === 'sent'`)
 	alice.menuAction("two", "edit-btn")
 	alice.typeEdit("two, edited")
+	// The edit is written to the outbox a moment after Enter: the outbox
+	// found empty before that says nothing. Its envelope in bob's queue
+	// does.
+	alice.waitFor("the edit shown", bubble("two, edited"))
+	waitDB(t, "the message and its edit queued for bob", func() bool { return r.queued(bobDevice) >= 2 })
 	alice.waitFor("the edit sent", `import('/store.js').then(s => s.outgoingRecords('bob')).then(r => r.length === 0)`)
 	execDB(t, r, `CREATE TABLE backup_queue (LIKE queue)`)
 	execDB(t, r, `INSERT INTO backup_queue SELECT * FROM queue WHERE device_id = $1`, bobDevice)
