@@ -105,6 +105,9 @@ func TestBlockDropsOnEveryDevice(t *testing.T) {
 
 	// Unblocked from the phone: the laptop follows, and bob is heard again.
 	openPanel(phone, "#block-btn")
+	// The panel may have been drawn before the block came: its button
+	// says Unblock once it is drawn again.
+	phone.waitFor("the phone's Unblock button", `document.getElementById('block-btn').textContent === 'Unblock bob'`)
 	phone.do(chromedp.Click(chromedp.ID("block-btn")))
 	phone.waitFor("the phone unblocked", blockedIs("bob", false))
 	laptop.waitFor("the laptop unblocked", blockedIs("bob", false))
