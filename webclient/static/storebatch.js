@@ -8,7 +8,7 @@ import { startOnArrival, startRead, due, erase } from './expiry.js';
 import { applyTimer } from './storeexpire.js';
 import { tx, req, done, chatMessages, dropKeyPackages } from './storedb.js';
 import { queueReceipts, receiptKey, applyRecord, chatCache, addToChat, refreshPreview, dropFiles } from './storerows.js';
-import { holds, blockedRow, applyBlock } from './storeblock.js';
+import { blockCheck, blockedRow, applyBlock } from './storeblock.js';
 import { isGroup } from './groupmeta.js';
 
 // countIgnored counts records not applied, within the meta transaction.
@@ -45,9 +45,7 @@ export async function storeBatch(results, cursor, notice, me, groups = { puts: [
   const cs = t.objectStore('chats');
   const meta = t.objectStore('meta');
   const { chatOf, putChats, peek } = chatCache(cs);
-  // blocked says whether the contact u is blocked for what it sent at ts
-  // (storeblock.js).
-  const blocked = async (u, ts) => u !== me && holds(((await peek(u)) || {}).block, ts);
+  const blocked = blockCheck(peek, me);
   const delivered = new Map(); // receipt key -> {chat, author, ids} to send a delivery receipt for
   const ignored = { forged: 0, invalid: 0 };
   const forged = [];
@@ -187,7 +185,7 @@ async function replaceRows(results, me, still) {
   const cs = t.objectStore('chats');
   const meta = t.objectStore('meta');
   const { chatOf, putChats, peek } = chatCache(cs);
-  const blocked = async (u, ts) => u !== me && holds(((await peek(u)) || {}).block, ts);
+  const blocked = blockCheck(peek, me);
   let forged = 0;
   for (const { id, msg, record } of results) {
     const old = await req(ms.get(id));

@@ -19,6 +19,12 @@ export function holds(block, ts) {
   return !!block && block.on && ts >= block.at;
 }
 
+// blockCheck says, for a transaction's chat cache peek and this account
+// me, whether the contact u is blocked for what it sent at ts.
+export function blockCheck(peek, me) {
+  return async (u, ts) => u !== me && holds(((await peek(u)) || {}).block, ts);
+}
+
 // blockedRow is what a dropped message leaves: a hidden row that keeps
 // its id, so that a replay of it is known and not shown, and nothing it
 // said.
