@@ -37,7 +37,10 @@
 //	replay    10,000 queued envelopes for one device: connect to ready
 //	ack       three phases of streaming ingest with ACKs: rows deleted per
 //	          second and the queue table's size after each phase
-//	idle      idle streams: resident memory and Go heap per stream
+//	idle      idle streams (--idle, from many loopback addresses) in
+//	          accounts of 20 devices: time to open them, resident memory
+//	          and Go heap per stream, and with all open, messages to a
+//	          random 1 % of the devices: delivery p50/p99
 //
 // Loads go to loopback only and stop by themselves. With --tls the relays
 // serve HTTPS with a throw-away certificate that only the bench's clients
@@ -50,12 +53,10 @@ import (
 	"context"
 	"crypto/ecdh"
 	"crypto/rand"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -64,7 +65,6 @@ import (
 	"regexp"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -131,6 +131,13 @@ type result struct {
 }
 
 func main() {
+	if mode := os.Getenv(holderEnv); mode != "" {
+		if err := holdStreams(os.Stdin, os.Stdout, mode); err != nil {
+			fmt.Fprintln(os.Stderr, "relay-bench (holding idle streams):", err)
+			os.Exit(1)
+		}
+		return
+	}
 	o := options{}
 	long := flag.Bool("long", false, "run the long version (longer phases, 10,000 idle streams)")
 	flag.StringVar(&o.relay, "relay", "bin/relay", "the relay binary to measure")
@@ -145,6 +152,7 @@ func main() {
 	flag.IntVar(&o.ackPhases, "ack-phases", 3, "phases of the ACK and cleanup scenario (each as long as an ingest phase)")
 	flag.BoolVar(&o.tls, "tls", false, "serve the relays over HTTPS with a throw-away certificate for 127.0.0.1 that the clients trust; the ntfy phases stay plain HTTP")
 	flag.BoolVar(&o.http2, "http2", false, "with --tls: each device and publisher of the client-like scenario has its own HTTP/2 connection, which its stream and its ACKs share, as in a browser")
+	idle := flag.Int("idle", 0, "idle streams of the idle scenario (default 2,000, 10,000 with --long); 100,000 is issue 33's size")
 	flag.BoolVar(&o.profile, "profile", false, "save a CPU profile of the relay during the 8-sender ingest to .artifacts/ingest.cpu.pprof, and a heap profile with the idle streams open to .artifacts/idle.heap.pprof")
 	flag.Parse()
 	o.only = map[string]bool{}
@@ -154,6 +162,9 @@ func main() {
 	o.duration, o.idle, o.rounds, o.settle = 4*time.Second, 2000, 1, 15*time.Second
 	if *long {
 		o.duration, o.idle, o.rounds = 20*time.Second, 10000, 3
+	}
+	if *idle > 0 {
+		o.idle = *idle
 	}
 	if err := o.check(); err != nil {
 		fmt.Fprintln(os.Stderr, "relay-bench:", err)
@@ -755,113 +766,6 @@ func (b *bench) ackCleanup() ([]result, error) {
 			fmt.Sprintf("in %.0f s", time.Since(start).Seconds())}), nil
 }
 
-// idleStreams opens n idle streams and reports the relay's memory growth.
-// idleSetup is an account with devices to open idle streams for.
-type idleSetup struct {
-	ids    []string
-	cookie string
-}
-
-// prepareIdle registers an account with n devices. It runs on the relay
-// before the fresh one that is measured, so that the measured process has
-// not hashed a password (argon2id's memory would blur the baseline).
-func (b *bench) prepareIdle(n int) (*idleSetup, error) {
-	say("registering %d devices for the idle streams…", n)
-	c := b.client()
-	k, _ := ecdh.P256().GenerateKey(rand.Reader)
-	b.n++
-	if err := c.Register(context.Background(), fmt.Sprintf("idle%d", b.n), "bench password", k.PublicKey().Bytes()); err != nil {
-		return nil, err
-	}
-	setup := &idleSetup{ids: make([]string, n)}
-	for i := range setup.ids {
-		id, err := c.AddDevice(context.Background(), "idle", k.PublicKey().Bytes())
-		if err != nil {
-			return nil, err
-		}
-		setup.ids[i] = id
-	}
-	u, _ := url.Parse(b.base)
-	for _, ck := range c.HTTP.Jar.Cookies(u) {
-		setup.cookie = ck.Name + "=" + ck.Value
-	}
-	return setup, nil
-}
-
-// idleStreams opens an idle stream for every device of setup and measures
-// the relay's memory growth per stream.
-func (b *bench) idleStreams(setup *idleSetup) ([]result, error) {
-	n := len(setup.ids)
-	say("opening %d idle streams…", n)
-	var rl syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl) == nil && rl.Cur < uint64(n+1000) {
-		rl.Cur = min(rl.Max, uint64(n+1000))
-		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &rl)
-	}
-	ids, cookie := setup.ids, setup.cookie
-	u, _ := url.Parse(b.base)
-	start := time.Now()
-	conns := make([]net.Conn, 0, n)
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
-	// The first half of the streams absorbs memory the process had freed
-	// before (startup, the first pages of each size); the figures are the
-	// growth over the second half, i.e. what one more stream costs.
-	var rss0, heap0, stacks0 int64
-	for i, id := range ids {
-		if i == n/2 {
-			paused := time.Now()
-			rss0, heap0, stacks0 = b.settledMemory()
-			start = start.Add(time.Since(paused)) // not part of opening
-		}
-		var conn net.Conn
-		var err error
-		if b.net.tls != nil {
-			conn, err = tls.Dial("tcp", u.Host, b.net.tls)
-		} else {
-			conn, err = net.Dial("tcp", u.Host)
-		}
-		if err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(conn, "GET /api/events?device=%s HTTP/1.1\r\nHost: %s\r\nCookie: %s\r\n\r\n", id, u.Host, cookie)
-		rd := bufio.NewReader(conn)
-		for {
-			line, err := rd.ReadString('\n')
-			if err != nil {
-				return nil, fmt.Errorf("idle stream: %w", err)
-			}
-			if strings.HasPrefix(line, "event: ready") {
-				break
-			}
-		}
-		conns = append(conns, conn)
-	}
-	opened := time.Since(start)
-	rss1, heap1, stacks1 := b.settledMemory()
-	per := func(a, b int64) float64 { return float64(a-b) / float64(n-n/2) / 1024 }
-	out := []result{
-		{"idle", fmt.Sprintf("open %d streams", n), float64(opened.Milliseconds()), "ms", ""},
-		{"idle", "resident memory per stream", per(rss1, rss0), "KiB", "target ≤ 20; growth over the second half"},
-		{"idle", "Go heap per stream", per(heap1, heap0), "KiB", "in use, including garbage not yet collected"},
-		{"idle", "goroutine stacks per stream", per(stacks1, stacks0), "KiB", ""},
-	}
-	if b.o.profile {
-		// The heap profile collects garbage first; a few seconds later
-		// the runtime has returned some freed memory to the system.
-		b.saveProfile("heap?gc=1", "idle.heap.pprof")
-		time.Sleep(5 * time.Second)
-		rss2, heap2, stacks2 := b.memory()
-		out = append(out, result{"idle", "after a GC: resident memory per stream", per(rss2, rss0), "KiB", "--profile only"},
-			result{"idle", "after a GC: Go heap per stream", per(heap2, heap0), "KiB", ""},
-			result{"idle", "after a GC: goroutine stacks per stream", per(stacks2, stacks0), "KiB", ""})
-	}
-	return out, nil
-}
-
 // saveProfile saves the relay's pprof profile of the given name (and query)
 // next to the JSON results.
 func (b *bench) saveProfile(name, file string) {
@@ -879,54 +783,4 @@ func (b *bench) saveProfile(name, file string) {
 	defer f.Close()
 	_, _ = f.ReadFrom(resp.Body)
 	say("profile of the relay saved to %s", f.Name())
-}
-
-// settledMemory waits until the relay's resident size stops moving (the
-// runtime returns freed memory to the system gradually) and then reads its
-// memory; it gives up waiting after 30 s.
-func (b *bench) settledMemory() (rss, heap, stacks int64) {
-	prev, _, _ := b.memory()
-	steady := 0
-	for deadline := time.Now().Add(30 * time.Second); steady < 3 && time.Now().Before(deadline); {
-		time.Sleep(500 * time.Millisecond)
-		cur, _, _ := b.memory()
-		if d := cur - prev; d < 64<<10 && d > -64<<10 {
-			steady++
-		} else {
-			steady = 0
-		}
-		prev = cur
-	}
-	return b.memory()
-}
-
-// memory reads the relay's resident set size from /proc and its Go heap
-// from its metrics.
-func (b *bench) memory() (rss, heap, stacks int64) {
-	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", b.cmd.Process.Pid))
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			rss = kb * 1024
-		}
-	}
-	resp, err := http.Get(b.metrics)
-	if err == nil {
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			f := strings.Fields(sc.Text())
-			if len(f) != 2 {
-				continue
-			}
-			v, _ := strconv.ParseFloat(f[1], 64)
-			switch f[0] {
-			case "go_memstats_heap_inuse_bytes":
-				heap = int64(v)
-			case "go_memstats_stack_inuse_bytes":
-				stacks = int64(v)
-			}
-		}
-		resp.Body.Close()
-	}
-	return rss, heap, stacks
 }
