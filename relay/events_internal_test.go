@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,6 +44,35 @@ func TestStreamEventsAsDocumented(t *testing.T) {
 		}
 		if string(got) != c.want {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestPingFramedByHand: the ping a live stream sends, framed without the
+// JSON encoder, is byte for byte the documented event, and leaves the
+// stream holding no buffer once sent.
+func TestPingFramedByHand(t *testing.T) {
+	for _, ts := range []int64{0, 7, 1767225620000, -1, math.MaxInt64} {
+		var want, got []byte
+		o := &sseWriter{send: func(p []byte) error { want = append(want, p...); return nil }}
+		if err := o.event(eventPing, 0, &pingEvent{TS: ts}); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.flush(); err != nil {
+			t.Fatal(err)
+		}
+		o = &sseWriter{send: func(p []byte) error { got = append(got, p...); return nil }}
+		if err := o.ping(ts); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.flush(); err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("ping %d: got %q, want %q", ts, got, want)
+		}
+		if o.buf != nil {
+			t.Errorf("ping %d: the stream still holds a buffer after the flush", ts)
 		}
 	}
 }

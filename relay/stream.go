@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -227,11 +228,12 @@ func hijackStream(w http.ResponseWriter, r *http.Request, writeTimeout time.Dura
 		_, err := conn.Write(p)
 		return err
 	}}
-	out.buf.WriteString("HTTP/1.1 200 OK\r\n")
+	buf := out.buffer()
+	buf.WriteString("HTTP/1.1 200 OK\r\n")
 	w.Header().Set("Date", time.Now().UTC().Format(http.TimeFormat))
 	w.Header().Set("Connection", "close")
-	_ = w.Header().Write(&out.buf)
-	out.buf.WriteString("\r\n")
+	_ = w.Header().Write(buf)
+	buf.WriteString("\r\n")
 	return conn, out
 }
 
@@ -406,7 +408,7 @@ func (m *streamer) live(ctx context.Context) {
 				err = m.out.flush()
 			}
 		case <-ping.C:
-			err = m.out.event(eventPing, 0, &pingEvent{TS: m.s.now().UnixMilli()})
+			err = m.out.ping(m.s.now().UnixMilli())
 			if err == nil {
 				err = m.out.flush()
 			}
@@ -419,51 +421,80 @@ func (m *streamer) live(ctx context.Context) {
 }
 
 // sseWriter frames events. Every event has a data line, because browsers
-// drop events without one.
+// drop events without one. Its buffer comes from a pool when an event is
+// framed and goes back once it is sent, so that an idle stream holds none.
 type sseWriter struct {
-	buf  bytes.Buffer
+	buf  *bytes.Buffer        // nil between flushes
 	send func(p []byte) error // writes p to the client under a deadline
 }
 
+// sseBuffers holds the buffers of streams between flushes.
+var sseBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// sseBufferKept is the largest buffer that goes back to the pool; one grown
+// past it by a replay is dropped.
+const sseBufferKept = 64 << 10
+
 var errStreamWrite = errors.New("writing to the event stream")
+
+// buffer is o's buffer, taken from the pool when o holds none.
+func (o *sseWriter) buffer() *bytes.Buffer {
+	if o.buf == nil {
+		o.buf = sseBuffers.Get().(*bytes.Buffer)
+	}
+	return o.buf
+}
 
 // event buffers one event; id 0 means no id line. JSON never contains a raw
 // newline, so data fits on one line.
 func (o *sseWriter) event(name string, id int64, data any) error {
-	o.buf.WriteString("event: ")
-	o.buf.WriteString(name)
-	o.buf.WriteByte('\n')
+	buf := o.buffer()
+	buf.WriteString("event: ")
+	buf.WriteString(name)
+	buf.WriteByte('\n')
 	if id > 0 {
-		o.buf.WriteString("id: ")
-		o.buf.WriteString(strconv.FormatInt(id, 10))
-		o.buf.WriteByte('\n')
+		buf.WriteString("id: ")
+		buf.WriteString(strconv.FormatInt(id, 10))
+		buf.WriteByte('\n')
 	}
-	o.buf.WriteString("data: ")
+	buf.WriteString("data: ")
 	b, err := json.Marshal(data)
 	if err != nil {
 		return err
 	}
-	o.buf.Write(b)
-	o.buf.WriteString("\n\n")
-	if o.buf.Len() >= 32<<10 {
+	buf.Write(b)
+	buf.WriteString("\n\n")
+	if buf.Len() >= 32<<10 {
 		return o.flush()
 	}
 	return nil
 }
 
-// flush sends what is buffered. A buffer grown by a replay is dropped
-// afterwards, so that an idle stream does not keep it.
+// ping buffers a ping event, the same bytes as event(eventPing, 0,
+// &pingEvent{TS: ts}) framed by hand: an idle stream's goroutine then never
+// runs the JSON encoder, whose stack would stay with it.
+func (o *sseWriter) ping(ts int64) error {
+	buf := o.buffer()
+	buf.WriteString("event: " + eventPing + "\ndata: {\"ts\":")
+	var digits [20]byte
+	buf.Write(strconv.AppendInt(digits[:0], ts, 10))
+	buf.WriteString("}\n\n")
+	return nil
+}
+
+// flush sends what is buffered and gives the buffer back.
 func (o *sseWriter) flush() error {
-	if o.buf.Len() == 0 {
+	buf := o.buf
+	if buf == nil || buf.Len() == 0 {
 		return nil
 	}
-	if err := o.send(o.buf.Bytes()); err != nil {
+	if err := o.send(buf.Bytes()); err != nil {
 		return errors.Join(errStreamWrite, err)
 	}
-	if o.buf.Cap() > 4<<10 {
-		o.buf = bytes.Buffer{}
-	} else {
-		o.buf.Reset()
+	o.buf = nil
+	if buf.Cap() <= sseBufferKept {
+		buf.Reset()
+		sseBuffers.Put(buf)
 	}
 	return nil
 }
