@@ -109,6 +109,7 @@ func (d *dispatcher) round(ctx context.Context, woken map[*Stream]bool) {
 		select {
 		case s.items <- batch:
 			s.advanceQueued(batch[len(batch)-1].Seq)
+			s.signalled()
 			if len(batch) == dispatchBatch && !d.mark(s) { // there may be more
 				s.selfRead()
 			}

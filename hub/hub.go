@@ -155,6 +155,28 @@ type Stream struct {
 	done   chan struct{} // closed when the hub ends the stream
 	reason string        // why done was closed; written before the close
 	once   sync.Once
+	signal atomic.Pointer[func()] // OnSignal's function, or nil
+}
+
+// OnSignal makes the hub call f each time it gives s rows, wakes it or ends
+// it, after the channel it used holds the news; f must not block. A
+// writer that waits for something other than s's channels (a read of its
+// connection) uses it to stop waiting and look at them.
+func (s *Stream) OnSignal(f func()) { s.signal.Store(&f) }
+
+// signalled calls OnSignal's function, if any.
+func (s *Stream) signalled() {
+	if f := s.signal.Load(); f != nil {
+		(*f)()
+	}
+}
+
+// SignalAll calls the OnSignal function of every open stream here: for
+// news that is not in their channels, such as the relay closing.
+func (h *Hub) SignalAll() {
+	for _, s := range h.snapshot() {
+		s.signalled()
+	}
 }
 
 // Wake receives when the stream must read its queue itself.
@@ -319,6 +341,7 @@ func (h *Hub) deliver(device string, it queue.Item) {
 	}
 	select {
 	case s.items <- []queue.Item{it}:
+		s.signalled()
 	default:
 		// The stream is behind. queued has moved past a row it was not
 		// given, so it will find the gap and read it.
@@ -340,6 +363,7 @@ func (s *Stream) advanceQueued(seq int64) {
 func (s *Stream) selfRead() {
 	select {
 	case s.wake <- struct{}{}:
+		s.signalled()
 	default: // a wake-up is already pending
 	}
 }
@@ -400,6 +424,7 @@ func (s *Stream) end(reason string) {
 	s.once.Do(func() {
 		s.reason = reason
 		close(s.done)
+		s.signalled()
 	})
 }
 

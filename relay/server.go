@@ -375,10 +375,16 @@ func (s *Server) housekeeping(ctx context.Context) {
 // other requests are still served, so that an http.Server can drain them.
 func (s *Server) BeginClose() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.closed {
+	first := !s.closed
+	if first {
 		s.closed = true
 		close(s.closing)
+	}
+	s.mu.Unlock()
+	if first {
+		// Streams waiting in a read of their connection look at
+		// closing only when woken.
+		s.hub.SignalAll()
 	}
 }
 

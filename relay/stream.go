@@ -8,8 +8,10 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -154,22 +156,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, in *checked) err
 
 	if conn, out := hijackStream(w, r, s.cfg.StreamWriteTimeout); conn != nil {
 		// HTTP/1.x: the stream takes the connection over. The replay runs
-		// here; the live part runs in a goroutine of its own and the
-		// handler returns, so that net/http's buffers and request state,
-		// and the stack the replay grew, are freed: an idle stream keeps
-		// only what it needs (docs/performance.md, idle streams).
+		// here; the live part runs on one goroutine of its own
+		// (liveConn) and the handler returns, so that net/http's buffers
+		// and request state, and the stack the replay grew, are freed:
+		// an idle stream keeps only what it needs (docs/performance.md,
+		// idle streams).
 		sctx, cancel := context.WithCancel(context.Background())
-		go func() {
-			// Clients send nothing on a stream; a read ends when the
-			// client goes away.
-			var b [64]byte
-			for {
-				if _, err := conn.Read(b[:]); err != nil {
-					cancel()
-					return
-				}
-			}
-		}()
 		sm := &streamer{s: s, st: st, device: dev, out: out, last: last, epoch: ep.String(), ahead: ahead, reqID: requestID(r)}
 		done := func() {
 			cancel()
@@ -180,11 +172,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, in *checked) err
 			done()
 			return nil
 		}
+		cancel()             // the live part reads with contexts of its own
 		release := in.keep() // the live goroutine owns the count
 		go func() {
 			defer release()
 			defer done()
-			sm.live(sctx)
+			sm.liveConn(conn)
 		}()
 		return nil
 	}
@@ -322,9 +315,15 @@ func (m *streamer) end(ctx context.Context, err error) {
 		_ = m.out.event(eventShutdown, 0, noData{})
 		err = m.out.flush()
 	}
-	if err != nil && ctx.Err() == nil {
+	if err != nil && ctx.Err() == nil && !clientWentAway(err) {
 		m.s.log.Warn("stream ended", "request_id", m.reqID, "err", err)
 	}
+}
+
+// clientWentAway reports whether a write failed because the client closed
+// its end of the connection.
+func clientWentAway(err error) bool {
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, net.ErrClosed)
 }
 
 // replay writes the device's queue after last, then ready. It reports
@@ -376,6 +375,20 @@ func readEpoch(pool *pgxpool.Pool) func(context.Context) (string, error) {
 	}
 }
 
+// handOver writes rows handed over for the stream. A gap before them (an
+// earlier hand-over that did not happen) is read first.
+func (m *streamer) handOver(ctx context.Context, batch []queue.Item) error {
+	if first := batch[0].Seq; first > m.last+1 {
+		if err := m.pump(ctx, first-1); err != nil {
+			return err
+		}
+	}
+	if err := m.write(batch); err != nil {
+		return err
+	}
+	return m.out.flush()
+}
+
 // live writes envelopes as they commit, and pings, until the client goes
 // (ctx), the relay ends the stream, or a write fails.
 func (m *streamer) live(ctx context.Context) {
@@ -396,17 +409,7 @@ func (m *streamer) live(ctx context.Context) {
 		case <-m.st.Wake():
 			err = m.pump(ctx, math.MaxInt64)
 		case batch := <-m.st.Items():
-			// Rows handed over for this stream. A gap before them (an
-			// earlier hand-over that did not happen) is read here first.
-			if first := batch[0].Seq; first > m.last+1 {
-				err = m.pump(ctx, first-1)
-			}
-			if err == nil {
-				err = m.write(batch)
-			}
-			if err == nil {
-				err = m.out.flush()
-			}
+			err = m.handOver(ctx, batch)
 		case <-ping.C:
 			err = m.out.ping(m.s.now().UnixMilli())
 			if err == nil {
@@ -416,6 +419,79 @@ func (m *streamer) live(ctx context.Context) {
 		if err != nil {
 			m.end(ctx, err)
 			return
+		}
+	}
+}
+
+// liveConn is live for a stream that took its connection over, on one
+// goroutine: it waits in a read of the connection, which ends when the
+// client goes (clients send nothing on a stream), and whatever it must
+// write ends that wait early by moving the read's deadline: the hub's
+// signal (rows, a wake-up, the stream's end), the relay closing
+// (Hub.SignalAll), and the next ping (the deadline itself). An idle stream
+// thus costs one parked goroutine and no timer of its own.
+func (m *streamer) liveConn(conn net.Conn) {
+	m.st.OnSignal(func() { _ = conn.SetReadDeadline(aLongTimeAgo) })
+	nextPing := time.Now().Add(m.s.cfg.PingInterval)
+	var b [64]byte
+	for {
+		// The deadline first, then the channels: news that comes after
+		// they were looked at moves the deadline after this, and the
+		// read returns at once.
+		_ = conn.SetReadDeadline(nextPing)
+		if stop, err := m.news(); stop {
+			if err != nil {
+				m.end(context.Background(), err)
+			}
+			return
+		}
+		if _, err := conn.Read(b[:]); err != nil {
+			if !errors.Is(err, os.ErrDeadlineExceeded) {
+				return // the client went away
+			}
+			if now := time.Now(); !now.Before(nextPing) {
+				nextPing = now.Add(m.s.cfg.PingInterval)
+				err := m.out.ping(m.s.now().UnixMilli())
+				if err == nil {
+					err = m.out.flush()
+				}
+				if err != nil {
+					m.end(context.Background(), err)
+					return
+				}
+			}
+		}
+	}
+}
+
+// aLongTimeAgo is a read deadline that has passed: a read waiting on it
+// returns at once.
+var aLongTimeAgo = time.Unix(1, 0)
+
+// news handles what the hub and the relay have for the stream without
+// waiting: rows handed over, wake-ups, the stream's end, the relay
+// closing. It reports whether the stream stops, and why when it failed.
+func (m *streamer) news() (stop bool, err error) {
+	ctx := context.Background()
+	for {
+		select {
+		case <-m.st.Done():
+			_ = m.out.event(endEvent(m.st.Reason()), 0, noData{})
+			if err := m.out.flush(); err != nil {
+				return true, err
+			}
+			return true, nil
+		case <-m.s.closing:
+			return true, errClosing
+		case <-m.st.Wake():
+			err = m.pump(ctx, math.MaxInt64)
+		case batch := <-m.st.Items():
+			err = m.handOver(ctx, batch)
+		default:
+			return false, nil
+		}
+		if err != nil {
+			return true, err
 		}
 	}
 }

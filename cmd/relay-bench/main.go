@@ -152,7 +152,7 @@ func main() {
 	flag.IntVar(&o.ackPhases, "ack-phases", 3, "phases of the ACK and cleanup scenario (each as long as an ingest phase)")
 	flag.BoolVar(&o.tls, "tls", false, "serve the relays over HTTPS with a throw-away certificate for 127.0.0.1 that the clients trust; the ntfy phases stay plain HTTP")
 	flag.BoolVar(&o.http2, "http2", false, "with --tls: each device and publisher of the client-like scenario has its own HTTP/2 connection, which its stream and its ACKs share, as in a browser")
-	idle := flag.Int("idle", 0, "idle streams of the idle scenario (default 2,000, 10,000 with --long); 100,000 is issue 33's size")
+	idle := flag.Int("idle", 0, "idle streams of the idle scenario (default 2,000, 10,000 with --long); 100,000 is the size docs/performance.md reports")
 	flag.BoolVar(&o.profile, "profile", false, "save a CPU profile of the relay during the 8-sender ingest to .artifacts/ingest.cpu.pprof, and a heap profile with the idle streams open to .artifacts/idle.heap.pprof")
 	flag.Parse()
 	o.only = map[string]bool{}
