@@ -165,19 +165,11 @@ func streamsPerProcess() int {
 func (b *bench) idleStreams(setup *idleSetup) ([]result, error) {
 	n := setup.devices()
 	procs := (n + streamsPerProcess() - 1) / streamsPerProcess()
-	for len(b.extra) < procs-1 {
-		in, err := b.startInstance()
-		if err != nil {
-			return nil, err
-		}
-		b.extra = append(b.extra, in)
+	stopExtras, err := b.startExtras(procs)
+	if err != nil {
+		return nil, err
 	}
-	defer func() {
-		for _, in := range b.extra {
-			in.stop()
-		}
-		b.extra = nil
-	}()
+	defer stopExtras()
 	bases := []string{b.base}
 	for _, in := range b.extra {
 		bases = append(bases, in.base)

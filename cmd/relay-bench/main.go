@@ -139,7 +139,7 @@ func main() {
 		return
 	}
 	o := options{}
-	long := flag.Bool("long", false, "run the long version (longer phases, 10,000 idle streams)")
+	long := flag.Bool("long", false, "run the long version (longer phases, 100,000 idle streams)")
 	flag.StringVar(&o.relay, "relay", "bin/relay", "the relay binary to measure")
 	flag.StringVar(&o.adminURL, "database-url", os.Getenv("RELAY_BENCH_DATABASE_URL"), "admin URL of a PostgreSQL server; default the project's private cluster")
 	flag.StringVar(&o.out, "json", ".artifacts/bench.json", "where to write the results as JSON")
@@ -152,16 +152,16 @@ func main() {
 	flag.IntVar(&o.ackPhases, "ack-phases", 3, "phases of the ACK and cleanup scenario (each as long as an ingest phase)")
 	flag.BoolVar(&o.tls, "tls", false, "serve the relays over HTTPS with a throw-away certificate for 127.0.0.1 that the clients trust; the ntfy phases stay plain HTTP")
 	flag.BoolVar(&o.http2, "http2", false, "with --tls: each device and publisher of the client-like scenario has its own HTTP/2 connection, which its stream and its ACKs share, as in a browser")
-	idle := flag.Int("idle", 0, "idle streams of the idle scenario (default 2,000, 10,000 with --long); 100,000 is the size docs/performance.md reports")
+	idle := flag.Int("idle", 0, "idle streams of the idle scenario (default 10,000, 100,000 with --long)")
 	flag.BoolVar(&o.profile, "profile", false, "save a CPU profile of the relay during the 8-sender ingest to .artifacts/ingest.cpu.pprof, and a heap profile with the idle streams open to .artifacts/idle.heap.pprof")
 	flag.Parse()
 	o.only = map[string]bool{}
 	for _, sc := range strings.Split(*scenarios, ",") {
 		o.only[strings.TrimSpace(sc)] = true
 	}
-	o.duration, o.idle, o.rounds, o.settle = 4*time.Second, 2000, 1, 15*time.Second
+	o.duration, o.idle, o.rounds, o.settle = 4*time.Second, 10000, 1, 15*time.Second
 	if *long {
-		o.duration, o.idle, o.rounds = 20*time.Second, 10000, 3
+		o.duration, o.idle, o.rounds = 20*time.Second, 100000, 3
 	}
 	if *idle > 0 {
 		o.idle = *idle
@@ -441,6 +441,26 @@ func (b *bench) startInstance() (*instance, error) {
 		}
 	}
 	return &instance{cmd: cmd, base: urls[0], metrics: urls[1]}, nil
+}
+
+// startExtras starts relay instances until there are n in all, b's own
+// the first, and returns what stops them again.
+func (b *bench) startExtras(n int) (func(), error) {
+	stop := func() {
+		for _, in := range b.extra {
+			in.stop()
+		}
+		b.extra = nil
+	}
+	for len(b.extra) < n-1 {
+		in, err := b.startInstance()
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		b.extra = append(b.extra, in)
+	}
+	return stop, nil
 }
 
 func (in *instance) stop() {

@@ -25,19 +25,11 @@ func (b *bench) clientLikeScenario() ([]result, error) {
 		}
 		floor[n], ref[n] = f, r
 	}
-	for i := 1; i < b.o.instances; i++ {
-		in, err := b.startInstance()
-		if err != nil {
-			return nil, err
-		}
-		b.extra = append(b.extra, in)
+	stopExtras, err := b.startExtras(b.o.instances)
+	if err != nil {
+		return nil, err
 	}
-	defer func() {
-		for _, in := range b.extra {
-			in.stop()
-		}
-		b.extra = nil
-	}()
+	defer stopExtras()
 	top, err := b.clientTopology(counts[len(counts)-1])
 	if err != nil {
 		return nil, err
