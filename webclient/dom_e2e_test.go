@@ -37,6 +37,23 @@ const domJS = `import('/dom.js').then(async ({ el, placeRows, ask, confirmDialog
   placeRows(list, [row('x', '1', 'X'), row('x', '1', 'X')]);
   out.removed = list.children.length === 1 && list.children[0] === x ? 'ok' : list.children.length + ' rows left';
 
+  // A row rebuilt while its menu is open has it open again: the new
+  // row's button that opens a popup is pressed once.
+  const popRow = (sig) => ({ key: 'p', sig, make: () => {
+    const b = el('button', { type: 'button', 'aria-haspopup': 'true', 'aria-expanded': 'false' }, 'menu');
+    b.addEventListener('click', () => { b.setAttribute('aria-expanded', 'true'); b.after(el('span', { class: 'menu' }, 'items of ' + sig)); });
+    return el('li', {}, el('button', { type: 'button', 'aria-haspopup': 'true', 'aria-expanded': 'false' }, 'other'), b);
+  } });
+  placeRows(list, [popRow('1')]);
+  list.children[0].querySelectorAll('[aria-haspopup]')[1].click();
+  placeRows(list, [popRow('2')]);
+  const pops = [...list.children[0].querySelectorAll('[aria-haspopup]')].map((b) => b.getAttribute('aria-expanded')).join();
+  out.menuKept = pops === 'false,true' && list.children[0].querySelector('.menu')?.textContent === 'items of 2' ? 'ok' : 'popups ' + pops;
+  list.children[0].querySelector('.menu')?.remove();
+  list.children[0].querySelectorAll('[aria-haspopup]')[1].setAttribute('aria-expanded', 'false');
+  placeRows(list, [popRow('3')]);
+  out.menuClosed = list.children[0].querySelectorAll('.menu').length === 0 ? 'ok' : 'a closed menu opened';
+
   // ask: the value of the button pressed, null on Cancel; the focus starts
   // on Cancel.
   let p = ask({ id: 'probe', title: 'Sure?', body: [el('p', {}, 'Really')], actions: [{ id: 'probe-yes', label: 'Yes', value: 'yes' }] });
@@ -68,7 +85,7 @@ func TestDomHelpers(t *testing.T) {
 	_, tb := r.newProfile(t)
 	tb.waitFor("the page", `document.getElementById('view')`)
 	got := eval[map[string]string](tb, domJS)
-	for _, k := range []string{"added", "kept", "rebuilt", "focusButton", "focusRow", "removed", "askFocus", "askYes", "askCancel", "confirmTitle", "confirmYes", "confirmNo"} {
+	for _, k := range []string{"added", "kept", "rebuilt", "focusButton", "focusRow", "menuKept", "menuClosed", "removed", "askFocus", "askYes", "askCancel", "confirmTitle", "confirmYes", "confirmNo"} {
 		if got[k] != "ok" {
 			t.Errorf("%s: %s", k, got[k])
 		}

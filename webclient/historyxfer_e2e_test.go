@@ -83,6 +83,11 @@ func TestHistoryToANewDevice(t *testing.T) {
 			t.Fatalf("the offer says %q", offer)
 		}
 		checkScreen(alice, "history-offer")
+		// Drawn again unchanged, the banner keeps its nodes: a status
+		// region is not read out again, nor a button moved under a click.
+		if !eval[bool](alice, `(async () => { const b = document.getElementById('history-all'); await (await import('/screen-transfer.js')).renderHistoryBanner(); return document.getElementById('history-all') === b; })()`) {
+			t.Fatal("the banner was rebuilt though nothing in it changed")
+		}
 	})
 	phone.waitFor("the history from the laptop", historyHere)
 	got := storedOrder(phone, "bob")

@@ -34,12 +34,22 @@ function focusPlace(n) {
   return a === n ? -1 : [...n.querySelectorAll(FOCUSABLE)].indexOf(a);
 }
 
+// openPopup is the index of the row's open popup among the buttons that
+// open one (aria-haspopup), or null.
+function openPopup(n) {
+  if (!n) return null;
+  const i = [...n.querySelectorAll('[aria-haspopup]')].findIndex((b) => b.getAttribute('aria-expanded') === 'true');
+  return i < 0 ? null : i;
+}
+
 // placeRows makes list show rows ({key, sig, make}), in place: a row keeps
 // its node while what it shows (sig) is unchanged, is rebuilt alone when it
 // changed, and is moved when its place in the order changed. Nothing else
 // is touched. A row rebuilt with the focus in it gives the focus to the
 // element in the same place of the new one (the row itself, or its n-th
-// focusable element). It returns the rows whose key was not on the list
+// focusable element), and a menu open in it is opened again: a tick or a
+// receipt that arrives while someone is choosing does not take the menu
+// from under their hand. It returns the rows whose key was not on the list
 // before.
 export function placeRows(list, rows) {
   const old = new Map();
@@ -60,7 +70,12 @@ export function placeRows(list, rows) {
       const fresh = r.make();
       rowInfo.set(fresh, { key: r.key, sig: r.sig });
       const place = focusPlace(n);
+      const popup = openPopup(n);
       if (n) n.replaceWith(fresh);
+      if (popup !== null) {
+        const b = /** @type {HTMLElement | undefined} */ (fresh.querySelectorAll('[aria-haspopup]')[popup]);
+        if (b) b.click();
+      }
       if (place !== null) {
         const again = place < 0 ? fresh : fresh.querySelectorAll(FOCUSABLE)[place];
         if (again) again.focus();

@@ -136,11 +136,17 @@ export async function renderHistoryBanner() {
     banner = el('div', { id: 'history-banner', class: 'notice', role: 'status' });
     /** @type {HTMLElement} */ (document.getElementById('purge-notice')).after(banner);
   }
-  const focused = banner.contains(document.activeElement) ? /** @type {HTMLElement} */ (document.activeElement).id : null;
-  banner.replaceChildren(...parts);
-  if (focused) {
-    const again = document.getElementById(focused);
-    if (again) again.focus();
+  // Drawn again only when what it says changed: a status region that is
+  // rebuilt unchanged is read out again, and its buttons would move under
+  // a pointer on its way to them.
+  const next = el('div', {}, ...parts);
+  if (next.innerHTML !== banner.innerHTML) {
+    const focused = banner.contains(document.activeElement) ? /** @type {HTMLElement} */ (document.activeElement).id : null;
+    banner.replaceChildren(...next.childNodes);
+    if (focused) {
+      const again = document.getElementById(focused);
+      if (again) again.focus();
+    }
   }
   const o = await sync.historyIncoming();
   if (o && o.state === 'coming' && !ticker) ticker = setInterval(() => renderHistoryBanner(), 5000);
