@@ -30,6 +30,11 @@
 //	          WAL and table bytes per message with the body per copy and,
 //	          simulated, once per envelope (ADR 0076), and with --ntfy,
 //	          ntfy with a topic per group in alternate rounds
+//	split     the accept transaction as queue.AcceptSQL's one statement
+//	          and as one statement per account (the form a database
+//	          distributed by account needs, docs/scaling.md), 8 and 32
+//	          pgbench clients in alternating rounds: tx/s, PostgreSQL CPU
+//	          and WAL per transaction
 //	attachments  upload and download of 1 MiB (4 at once) and 50 MiB
 //	          attachments, MiB/s; reference: a sequential write of 128 MiB
 //	          with fsync beside PostgreSQL's data, measured in the same
@@ -144,7 +149,7 @@ func main() {
 	flag.StringVar(&o.adminURL, "database-url", os.Getenv("RELAY_BENCH_DATABASE_URL"), "admin URL of a PostgreSQL server; default the project's private cluster")
 	flag.StringVar(&o.out, "json", ".artifacts/bench.json", "where to write the results as JSON")
 	flag.StringVar(&o.pgbench, "pgbench", "", "pgbench binary; default the one beside the PostgreSQL server binaries")
-	scenarios := flag.String("scenarios", "ingest,latency,clientlike,groups,attachments,replay,ack,idle", "which scenarios to run, comma-separated")
+	scenarios := flag.String("scenarios", "ingest,latency,clientlike,groups,split,attachments,replay,ack,idle", "which scenarios to run, comma-separated")
 	flag.StringVar(&o.ntfy, "ntfy", "", "an ntfy binary to run the client-like and groups scenarios against, in alternate rounds; without it the ntfy lines are left out")
 	flag.DurationVar(&o.ackInterval, "ack-interval", clientAckInterval, "the client-like devices' ACK interval; the web client's by default, 0 to ACK every delivery at once (the client before ADR 0074)")
 	flag.IntVar(&o.instances, "instances", 1, "relay processes on the same database for the client-like scenario, publishers and streams spread over them")
@@ -292,6 +297,13 @@ func run(o options) error {
 			return err
 		}
 		add(gr...)
+	}
+	if o.only["split"] {
+		sp, err := b.splitScenario()
+		if err != nil {
+			return err
+		}
+		add(sp...)
 	}
 	if o.only["attachments"] {
 		at, err := b.attachmentsScenario()

@@ -16,24 +16,8 @@ import (
 // concurrency, with the relay stopped so that both runs have the machine.
 func (b *bench) pgbenchRef(clients int) (float64, cpuUse, error) {
 	say("pgbench reference with %d clients…", clients)
-	ctx := context.Background()
-	ps, err := b.pairs(clients)
-	if err != nil {
+	if err := b.loadPairs(clients); err != nil {
 		return 0, cpuUse{}, err
-	}
-	if _, err := b.pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS bench_pairs (client_id int PRIMARY KEY,
-		from_account bigint, from_device text, from_username text, to_account bigint, to_username text)`); err != nil {
-		return 0, cpuUse{}, err
-	}
-	if _, err := b.pool.Exec(ctx, `TRUNCATE bench_pairs`); err != nil {
-		return 0, cpuUse{}, err
-	}
-	for i, p := range ps {
-		if _, err := b.pool.Exec(ctx, `INSERT INTO bench_pairs SELECT $1, f.id, $2, f.username, t.id, t.username
-			FROM accounts f, accounts t, devices d WHERE d.id = $2 AND f.id = d.account_id AND t.username = $3`,
-			i, p.from[0].Device, p.name); err != nil {
-			return 0, cpuUse{}, err
-		}
 	}
 	run, err := b.runPgbench(pgbenchScript(), clients, refEnv, 0)
 	if err == nil {
