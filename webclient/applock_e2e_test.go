@@ -192,6 +192,17 @@ func TestAppLock(t *testing.T) {
 		t.Fatalf("the lock screen shows what came: %q", txt)
 	}
 	checkScreen(alice, "lock-screen-news")
+	// The news does not move the Unlock button under a pointer on its way.
+	if moved := eval[float64](alice, `(() => {
+	  const n = document.getElementById('lock-news'), top = () => document.getElementById('unlock-btn').getBoundingClientRect().top;
+	  const text = n.textContent, with_ = top();
+	  n.textContent = '';
+	  const without = top();
+	  n.textContent = text;
+	  return with_ - without;
+	})()`); moved != 0 {
+		t.Fatalf("the news moves the Unlock button by %v px", moved)
+	}
 
 	// A wrong passphrase: said, and nothing stored changes (but for what
 	// may still come while locked).

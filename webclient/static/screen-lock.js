@@ -128,8 +128,10 @@ export function lockScreen() {
     show(gen, el('section', { class: 'card', id: 'lock-screen' },
       el('h2', {}, 'relay is locked'),
       el('p', {}, 'Type the passphrase of the app lock to open your chats.'),
-      news,
       form,
+      // Below the form: news that comes in does not move the Unlock
+      // button under a pointer on its way to it.
+      news,
       el('h3', {}, 'Forgot the passphrase?'),
       el('p', { class: 'muted' }, 'Nobody can recover it, not even the relay. You can wipe the data this browser keeps and then log in again: approve this browser from another of your devices, or restore your account with its recovery key.'),
       el('p', {}, el('button', { type: 'button', id: 'lock-wipe', class: 'danger', onclick: wipe }, "Wipe this browser's data…"))));
