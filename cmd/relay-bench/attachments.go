@@ -82,6 +82,11 @@ func (b *bench) attachmentsScenario() ([]result, error) {
 	ids = make([]string, largeFiles)
 	before, _, _ := b.settledMemory()
 	peak := b.watchMemory()
+	// Where an upload's and a download's time goes: CPU per MiB of the
+	// relay, PostgreSQL and the load, and the WAL an uploaded MiB writes.
+	mib := float64(largeFiles*len(large)) / (1 << 20)
+	wal0, _ := b.walLSN()
+	cpu0 := b.cpu()
 	upRate, err = throughput(largeFiles*len(large), func() error {
 		for i := range ids {
 			a, err := up.UploadAttachment(ctx, large)
@@ -96,6 +101,9 @@ func (b *bench) attachmentsScenario() ([]result, error) {
 		peak()
 		return nil, fmt.Errorf("50 MiB uploads: %w", err)
 	}
+	upCPU := b.cpu().sub(cpu0).per(mib)
+	wal1, _ := b.walLSN()
+	cpu0 = b.cpu()
 	downRate, err = throughput(largeFiles*len(large), func() error {
 		for _, id := range ids {
 			if err := readAll(ctx, down, id, len(large)); err != nil {
@@ -104,15 +112,22 @@ func (b *bench) attachmentsScenario() ([]result, error) {
 		}
 		return nil
 	})
+	downCPU := b.cpu().sub(cpu0).per(mib)
 	grew := peak() - before
 	if err != nil {
 		return nil, fmt.Errorf("50 MiB downloads: %w", err)
+	}
+	cpuNote := func(u cpuUse) string {
+		return fmt.Sprintf("relay %.1f, PostgreSQL %.1f, load %.1f", u.relay, u.postgres, u.load)
 	}
 	out = append(out,
 		result{"attach", "upload 50 MiB", upRate, "MiB/s", fmt.Sprintf("%d files, one at a time", largeFiles)},
 		result{"attach", "download 50 MiB", downRate, "MiB/s", fmt.Sprintf("%d files, one at a time", largeFiles)},
 		result{"attach", "upload 50 MiB / disk write", upRate / floor, "ratio", "goal ≥ 0.5"},
 		result{"attach", "download 50 MiB / disk write", downRate / floor, "ratio", ""},
+		result{"attach", "upload 50 MiB: CPU per MiB", upCPU.total(), "ms", cpuNote(upCPU)},
+		result{"attach", "download 50 MiB: CPU per MiB", downCPU.total(), "ms", cpuNote(downCPU)},
+		result{"attach", "upload 50 MiB: WAL per MiB", float64(wal1-wal0) / (1 << 20) / mib, "MiB", "the parts' bytes once in the WAL, then in the table"},
 		result{"attach", "relay RSS growth, 50 MiB up and down", float64(grew) / (1 << 20), "MiB", "a whole file in memory would be ≥ 50"})
 	for _, id := range ids {
 		if err := up.DeleteAttachment(ctx, id); err != nil {

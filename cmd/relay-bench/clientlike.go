@@ -85,6 +85,7 @@ type phaseResult struct {
 	dials         int    // TCP connections the clients opened (the relay's phases)
 	protocol      string // what the responses came in, "h2, tls" or "http/1.1, plain"
 	publishers    int
+	pauses        []result // what --pauses found in a paced phase
 }
 
 // clientLike runs one phase: every recipient device streams, publishers
@@ -139,9 +140,16 @@ func (b *bench) clientLike(t *clientTopology, publishers int, receipts bool, rat
 		pubs[p] = b.spread(t.publishers[p], p, ph)
 	}
 	var accepted atomic.Int64
+	// A paced phase watched for pauses runs five phases long, to see more
+	// of them.
+	var watch *pauseWatch
+	dur := b.o.duration
+	if rate > 0 && b.o.pauses {
+		watch, dur = b.watchPauses(), 5*dur
+	}
 	cpu0 := b.cpu()
 	start := time.Now()
-	publish(ph.ctx, publishers, rate, start.Add(b.o.duration), func(p, i int) bool {
+	publish(ph.ctx, publishers, rate, start.Add(dur), func(p, i int) bool {
 		r := (p + i) % clientRecipients
 		id := ulid.Make().String()
 		t0 := time.Now()
@@ -158,6 +166,13 @@ func (b *bench) clientLike(t *clientTopology, publishers int, receipts bool, rat
 
 	// Every accepted envelope on each of its five streams, or a deadline.
 	ph.tally.await(int(accepted.Load())*clientDevices, b.o.settle)
+	var found []result
+	if watch != nil {
+		watch.stop()
+		watch.pauseLines(func(metric string, v float64, unit, note string) {
+			found = append(found, result{"client", metric, v, unit, note})
+		}, ph.tally.deliveries(), start)
+	}
 	// One more ping interval's worth of time would not catch a duplicate
 	// sooner: a duplicate comes from a replay, which a reconnect starts.
 	stopSampling()
@@ -175,6 +190,7 @@ func (b *bench) clientLike(t *clientTopology, publishers int, receipts bool, rat
 		p50: percentile(lats, 0.50), p99: percentile(lats, 0.99), lost: lost, dup: dup,
 		ackedOld: int(ackedOld.Load()), cpu: used.per(msgs + rcpts),
 		dials: int(b.net.dials.Load() - ph.dials0), protocol: ph.traffic.protocol(), publishers: publishers,
+		pauses: found,
 	}
 	if msgs+rcpts > 0 {
 		res.acksPerEnv = float64(ph.acks.Load()) / (msgs + rcpts)

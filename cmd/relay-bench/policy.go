@@ -293,17 +293,28 @@ func recipientStreams(r int) []int {
 // latencies returns POST start to first arrival, in milliseconds, for
 // every expected delivery that arrived, sorted.
 func (t *tally) latencies() []float64 {
+	ds := t.deliveries()
+	out := make([]float64, len(ds))
+	for i, d := range ds {
+		out[i] = float64(d.d.Microseconds()) / 1000
+	}
+	sort.Float64s(out)
+	return out
+}
+
+// deliveries is every expected delivery that arrived, from its POST's
+// start to its arrival.
+func (t *tally) deliveries() []span {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var out []float64
+	var out []span
 	for id, streams := range t.want {
 		for _, s := range streams {
 			if at, ok := t.at[s][id]; ok {
-				out = append(out, float64(at.Sub(t.sent[id]).Microseconds())/1000)
+				out = append(out, span{t.sent[id], at.Sub(t.sent[id])})
 			}
 		}
 	}
-	sort.Float64s(out)
 	return out
 }
 

@@ -110,6 +110,7 @@ func (b *bench) clientLikeScenario() ([]result, error) {
 	add("half peak: TCP connections opened", float64(lat.dials), "connections", b.connectionsNote(lat))
 	add("half peak: lost + duplicated", float64(lat.lost+lat.dup), "envelopes", fmt.Sprintf("lost %d, duplicated %d; must be 0", lat.lost, lat.dup))
 	b.check(lat, "relay at half peak", 8)
+	out = append(out, lat.pauses...)
 	for k, rs := range runs {
 		if k.who != "ntfy" {
 			for _, r := range rs {
