@@ -111,14 +111,7 @@ func (b *bench) clientLike(t *clientTopology, publishers int, receipts bool, rat
 	sampler.Add(1)
 	go func() {
 		defer sampler.Done()
-		tick := time.NewTicker(250 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-sampleCtx.Done():
-				return
-			case <-tick.C:
-			}
+		every(sampleCtx, 250*time.Millisecond, func() bool {
 			ids, seqs := make([]string, len(devs)), make([]int64, len(devs))
 			before := time.Now().Add(-time.Second)
 			for i, d := range devs {
@@ -130,7 +123,8 @@ func (b *bench) clientLike(t *clientTopology, publishers int, receipts bool, rat
 				ids, seqs).Scan(&n); err == nil && n > ackedOld.Load() {
 				ackedOld.Store(n)
 			}
-		}
+			return true
+		})
 	}()
 
 	body := make([]byte, clientBodySize)

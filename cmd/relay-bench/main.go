@@ -160,7 +160,7 @@ func main() {
 	flag.BoolVar(&o.tls, "tls", false, "serve the relays over HTTPS with a throw-away certificate for 127.0.0.1 that the clients trust; the ntfy phases stay plain HTTP")
 	flag.BoolVar(&o.http2, "http2", false, "with --tls: each device and publisher of the client-like scenario has its own HTTP/2 connection, which its stream and its ACKs share, as in a browser")
 	idle := flag.Int("idle", 0, "idle streams of the idle scenario (default 10,000, 100,000 with --long)")
-	flag.BoolVar(&o.pauses, "pauses", false, "run the client-like scenario's half-peak phase five phases long and name, for each stretch of deliveries over 30 ms, the slowest fdatasync beside PostgreSQL's data, PostgreSQL's wait events and how late the load generator's own timer was in it")
+	flag.BoolVar(&o.pauses, "pauses", false, "run the client-like scenario's half-peak phase five phases long and name, for each stretch of deliveries over 30 ms, the slowest fdatasync beside PostgreSQL's data, PostgreSQL's wait events, how late the load generator's own timer was and the CPU the hypervisor took (steal) in it")
 	flag.BoolVar(&o.profile, "profile", false, "save a CPU profile of the relay during the 8-sender ingest to .artifacts/ingest.cpu.pprof, and a heap profile with the idle streams open to .artifacts/idle.heap.pprof")
 	flag.Parse()
 	o.only = map[string]bool{}

@@ -21,9 +21,10 @@ import (
 // PostgreSQL's data directory (the disk a commit waits for), PostgreSQL's
 // wait events, the load generator's own timer (its scheduler and
 // garbage collector stamp the arrivals), and the CPU time the machine's
-// hypervisor gave to others (steal, in /proc/stat). Afterwards each pause, the
-// union of the late deliveries' send-to-arrival spans, is set against
-// what the samplers saw in it.
+// hypervisor gave to others (steal, in /proc/stat). Afterwards each
+// pause, the union of the late deliveries' send-to-arrival spans, is set
+// against what the samplers saw in it, and against the same windows
+// moved through the phase (what lines up by chance).
 
 const (
 	pauseLate     = 30 * time.Millisecond // a delivery later than this is part of a pause
